@@ -1,0 +1,29 @@
+# Installs the library, its headers and a CMake package, so that an outside
+# project can write find_package(topos CONFIG REQUIRED) and link topos::topos.
+include(CMakePackageConfigHelpers)
+
+set(TOPOS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/topos)
+
+install(TARGETS topos
+    EXPORT toposTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT toposTargets
+    NAMESPACE topos::
+    DESTINATION ${TOPOS_INSTALL_CMAKEDIR})
+
+configure_package_config_file(
+    ${topos_SOURCE_DIR}/cmake/toposConfig.cmake.in
+    ${topos_BINARY_DIR}/toposConfig.cmake
+    INSTALL_DESTINATION ${TOPOS_INSTALL_CMAKEDIR})
+
+write_basic_package_version_file(
+    ${topos_BINARY_DIR}/toposConfigVersion.cmake
+    COMPATIBILITY SameMinorVersion)
+
+install(FILES
+    ${topos_BINARY_DIR}/toposConfig.cmake
+    ${topos_BINARY_DIR}/toposConfigVersion.cmake
+    DESTINATION ${TOPOS_INSTALL_CMAKEDIR})

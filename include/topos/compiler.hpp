@@ -1,0 +1,9 @@
+// The compiler map of topos: inspect the recorded spec (nodes, opcodes,
+// attributes, describe).
+#pragma once
+
+#include <topos/graph/network.hpp>
+#include <topos/graph/node.hpp>
+#include <topos/graph/opcode.hpp>
+#include <topos/graph/symbol.hpp>
+#include <topos/graph/tape.hpp>

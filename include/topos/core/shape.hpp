@@ -1,0 +1,51 @@
+// Shape: the extents of a tensor's axes, outermost first. A rank-0 shape is a
+// scalar (one element). Shapes are small values with inline storage: copying one
+// never allocates. The rank is at most Shape::max_rank.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <span>
+#include <string>
+
+namespace topos {
+
+class Shape {
+public:
+    static constexpr std::size_t max_rank = 8;
+
+    Shape() = default;
+    Shape(std::initializer_list<std::size_t> extents);
+    explicit Shape(std::span<const std::size_t> extents);
+
+    std::size_t rank() const { return rank_; }
+
+    std::size_t elements() const;
+
+    std::size_t operator[](std::size_t axis) const { return extents_[axis]; }
+
+    std::span<const std::size_t> extents() const { return {extents_.data(), rank_}; }
+
+    // Row-major strides in elements (the last axis has stride 1).
+    std::array<std::size_t, max_rank> strides() const;
+
+    // A copy with one axis removed, inserted, or resized.
+    Shape without_axis(std::size_t axis) const;
+    Shape with_axis(std::size_t axis, std::size_t extent) const;
+    Shape with_extent(std::size_t axis, std::size_t extent) const;
+
+    std::string str() const;
+
+    friend bool operator==(const Shape& a, const Shape& b);
+
+private:
+    std::array<std::size_t, max_rank> extents_{};
+    std::size_t rank_ = 0;
+};
+
+std::ostream& operator<<(std::ostream& out, const Shape& shape);
+
+}  // namespace topos

@@ -1,0 +1,60 @@
+// Network<T>: a sealed tape, the immutable spec every later stage reads. It is
+// safe to share: any number of threads may forward one network at once, with
+// different feeds or parameters. Network::forward evaluates every node: it is
+// the whole-spec oracle that every faster path is checked against.
+#pragma once
+
+#include <topos/core/tensor.hpp>
+#include <topos/graph/node.hpp>
+#include <topos/graph/symbol.hpp>
+#include <topos/run/parameters.hpp>
+#include <topos/run/run.hpp>
+
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace topos {
+
+template <Element T>
+class Tape;
+
+template <Element T>
+class Network {
+public:
+    explicit Network(std::shared_ptr<const detail::NetworkState<T>> state)
+        : state_(std::move(state)) {}
+
+    // One Node per recorded line; position is the node index.
+    std::span<const Node> nodes() const;
+
+    // The node a symbol names; throws SymbolError for another network's symbol.
+    const Node& node(Symbol symbol) const;
+
+    // The table of Tape::describe, with a `network:` summary line.
+    std::string describe() const;
+
+    // The recorded initial payloads of the parameters.
+    Parameters<T> parameters() const;
+
+    // Evaluates every node. Feeds overlay the inputs' recorded defaults. Throws
+    // FeedError for a feed of the wrong shape or for a symbol that is not an
+    // input, SymbolError when `parameters` belong to another network.
+    Run<T> forward(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds = {}) const;
+    Run<T> forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
+
+    // A new tape holding the same nodes, to record more on top. This network is
+    // unchanged, and its symbols stay valid on what the new tape seals into.
+    Tape<T> reopen() const;
+
+    const std::shared_ptr<const detail::NetworkState<T>>& state() const { return state_; }
+
+private:
+    std::shared_ptr<const detail::NetworkState<T>> state_;
+};
+
+extern template class Network<float>;
+extern template class Network<double>;
+
+}  // namespace topos

@@ -1,0 +1,113 @@
+// Tape<T>: the notebook a computation is recorded on. Sources (parameter, input,
+// leaf) carry payloads; every expression over their values appends one checked
+// node. Sealing (into_network) moves the nodes into an immutable Network; the
+// tape and its values refuse further recording after that.
+#pragma once
+
+#include <topos/autodiff/adjoints.hpp>
+#include <topos/core/tensor.hpp>
+#include <topos/graph/network.hpp>
+#include <topos/graph/node.hpp>
+#include <topos/graph/value.hpp>
+
+#include <array>
+#include <initializer_list>
+#include <ranges>
+#include <vector>
+#include <memory>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+
+namespace topos {
+
+template <Element T>
+class Tape {
+public:
+    Tape();
+    Tape(Tape&&) noexcept = default;
+    Tape& operator=(Tape&&) noexcept = default;
+    Tape(const Tape&) = delete;
+    Tape& operator=(const Tape&) = delete;
+    ~Tape() = default;
+
+    // A trainable source; `initial` is its payload until a step replaces it.
+    Value<T> parameter(Tensor<T> initial);
+
+    // A source fed per run; `default_value` is used when a run feeds nothing.
+    Value<T> input(Tensor<T> default_value);
+
+    // A constant source.
+    Value<T> leaf(Tensor<T> constant);
+
+    // The nodes recorded so far (the span is invalidated by further recording).
+    std::span<const Node> nodes() const;
+
+    // One line per node, then `tape: 6 nodes, 1 parameter, 2 inputs`.
+    std::string describe() const;
+
+    // Records d target / d v for each v in `wrt` as ordinary nodes, built from
+    // each opcode's derivative rule (the rules the reverse scan computes with).
+    // The target must be rank 0 (GradientError otherwise; see vjp).
+    Adjoints<T> differentiate(const Value<T>& target, std::initializer_list<Symbol> wrt);
+
+    template <std::ranges::input_range Range>
+    Adjoints<T> differentiate(const Value<T>& target, const Range& wrt) {
+        return differentiate(target, symbols_of(wrt));
+    }
+
+    Adjoints<T> differentiate(const Value<T>& target, const std::vector<Symbol>& wrt);
+
+    // The vector-Jacobian product: records seed^T d target / d v for a target of
+    // any shape; `seed` must have the target's shape.
+    Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, std::initializer_list<Symbol> wrt);
+
+    template <std::ranges::input_range Range>
+    Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, const Range& wrt) {
+        return vjp(target, seed, symbols_of(wrt));
+    }
+
+    Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, const std::vector<Symbol>& wrt);
+
+    // Seals the tape. Throws TapeError when it was sealed already.
+    Network<T> into_network() &&;
+
+    // Records f(tape), seals, and returns the network followed by the symbols f
+    // returned through detach(...): `auto [network, w, loss] = Tape<double>::record(...)`.
+    template <class Record>
+    static auto record(Record&& record_fn) {
+        Tape tape;
+        auto detached = std::forward<Record>(record_fn)(tape);
+        Network<T> network = std::move(tape).into_network();
+        return std::tuple_cat(std::tuple<Network<T>>(std::move(network)), std::move(detached));
+    }
+
+    // Internal: constructs a tape around an existing recording state.
+    explicit Tape(std::shared_ptr<detail::TapeState<T>> state) : state_(std::move(state)) {}
+
+    const std::shared_ptr<detail::TapeState<T>>& state() const { return state_; }
+
+private:
+    template <class Range>
+    static std::vector<Symbol> symbols_of(const Range& values) {
+        std::vector<Symbol> symbols;
+        for (const auto& value : values) {
+            symbols.push_back(Symbol(value));
+        }
+        return symbols;
+    }
+
+    std::shared_ptr<detail::TapeState<T>> state_;
+};
+
+// The symbols of several values, for returning out of Tape::record.
+template <Element T, class... Rest>
+std::array<Symbol, 1 + sizeof...(Rest)> detach(const Value<T>& first, const Rest&... rest) {
+    return {first.symbol(), rest.symbol()...};
+}
+
+extern template class Tape<float>;
+extern template class Tape<double>;
+
+}  // namespace topos

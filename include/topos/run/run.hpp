@@ -1,0 +1,85 @@
+// Run<T>: the values one evaluation computed, read through symbols, and the
+// engine's reverse scan over them. Field<T>: one adjoint per node, the result of
+// Run::backward. Feed<T>: one input's value for one run.
+#pragma once
+
+#include <topos/core/tensor.hpp>
+#include <topos/graph/symbol.hpp>
+#include <topos/run/parameters.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace topos {
+
+template <Element T>
+class Network;
+
+namespace detail {
+template <Element T>
+struct NetworkState;
+}  // namespace detail
+
+template <Element T>
+struct Feed {
+    Symbol symbol;
+    Tensor<T> value;
+};
+
+template <Element T>
+class Field {
+public:
+    Field(std::shared_ptr<const detail::NetworkState<T>> network,
+          std::vector<Tensor<T>> adjoints,
+          std::vector<bool> reached);
+
+    // d target / d node. A node the target does not depend on gets zeros of its shape.
+    Tensor<T> of(Symbol node) const;
+
+    // The adjoints of the network's parameters, slot for slot (zeros where the
+    // target does not depend on a parameter), ready for Parameters::step.
+    Parameters<T> parameters(const Parameters<T>& like) const;
+
+private:
+    std::shared_ptr<const detail::NetworkState<T>> network_;
+    std::vector<Tensor<T>> adjoints_;
+    std::vector<bool> reached_;
+};
+
+template <Element T>
+class Run {
+public:
+    // The value computed for `node`. Throws ReadError when the run's declaration
+    // does not make it readable, SymbolError when it names another network's node.
+    const Tensor<T>& of(Symbol node) const;
+
+    // The engine reverse scan from a rank-0 target: every node's adjoint, with the
+    // contributions of a value's several readers summed in reader order. Throws
+    // GradientError for a non-scalar target, ReadError when the run did not keep
+    // what the scan reads (lower the entry with .backward()).
+    Field<T> backward(Symbol target) const;
+
+    Network<T> network() const;
+
+    // Assembled by the interpreter and by plans.
+    struct Contents {
+        std::vector<Tensor<T>> values;  // by node index
+        std::vector<bool> readable;     // by node index
+        std::vector<bool> retained;     // by node index: what backward may read
+        std::string declaration;        // for error messages: how the run was declared
+    };
+
+    Run(std::shared_ptr<const detail::NetworkState<T>> network, Contents contents);
+
+private:
+    std::shared_ptr<const detail::NetworkState<T>> network_;
+    Contents contents_;
+};
+
+extern template class Field<float>;
+extern template class Field<double>;
+extern template class Run<float>;
+extern template class Run<double>;
+
+}  // namespace topos

@@ -1,0 +1,97 @@
+#include "autodiff/builders.hpp"
+
+#include <topos/core/error.hpp>
+
+#include "graph/record.hpp"
+#include "run/interpreter.hpp"
+
+#include <array>
+
+namespace topos::detail {
+
+template <Element T>
+ComputingBuilder<T>::ComputingBuilder(const Spec<T>& spec,
+                                      const std::vector<Tensor<T>>& values,
+                                      const std::vector<bool>& retained,
+                                      const std::string& declaration)
+    : spec_(spec), forward_(values), retained_(retained), declaration_(declaration) {}
+
+template <Element T>
+const Tensor<T>& ComputingBuilder<T>::value(Ref ref) const {
+    const std::size_t nodes = forward_.size();
+    if (ref.id >= nodes) {
+        return computed_[ref.id - nodes];
+    }
+    if (!retained_[ref.id]) {
+        const Node& node = spec_.nodes[ref.id];
+        throw ReadError("Run::backward needs the value of node " + std::to_string(ref.id) + " (" +
+                        std::string(name_of(node.opcode())) + "), which " + declaration_ +
+                        " did not keep; lower the entry with .backward() to keep what the "
+                        "reverse scan reads");
+    }
+    return forward_[ref.id];
+}
+
+template <Element T>
+Ref ComputingBuilder<T>::keep(Tensor<T> tensor) {
+    computed_.push_back(std::move(tensor));
+    return Ref{static_cast<std::uint32_t>(forward_.size() + computed_.size() - 1)};
+}
+
+template <Element T>
+Ref ComputingBuilder<T>::apply(Opcode opcode,
+                               std::span<const Ref> operands,
+                               const Attributes& attributes) {
+    std::array<std::uint32_t, Node::max_operands> ids{};
+    std::array<Shape, Node::max_operands> shapes;
+    std::array<const Tensor<T>*, Node::max_operands> inputs{};
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+        ids[i] = operands[i].id;
+        inputs[i] = &value(operands[i]);
+        shapes[i] = inputs[i]->shape();
+    }
+    Shape shape = infer_shape(opcode,
+                              std::span<const std::uint32_t>(ids.data(), operands.size()),
+                              std::span<const Shape>(shapes.data(), operands.size()),
+                              attributes);
+    const Node node(Symbol(), opcode, std::span<const std::uint32_t>(ids.data(), operands.size()), attributes, std::move(shape));
+    return keep(evaluate_node<T>(node, std::span<const Tensor<T>* const>(inputs.data(), operands.size())));
+}
+
+template <Element T>
+const Shape& ComputingBuilder<T>::shape(Ref ref) const {
+    return ref.id < forward_.size() ? spec_.nodes[ref.id].shape() : computed_[ref.id - forward_.size()].shape();
+}
+
+template <Element T>
+Ref ComputingBuilder<T>::scalar(double value) {
+    return keep(Tensor<T>(static_cast<T>(value)));
+}
+
+template <Element T>
+Ref RecordingBuilder<T>::apply(Opcode opcode,
+                               std::span<const Ref> operands,
+                               const Attributes& attributes) {
+    std::array<std::uint32_t, Node::max_operands> ids{};
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+        ids[i] = operands[i].id;
+    }
+    return Ref{append(tape_, opcode, std::span<const std::uint32_t>(ids.data(), operands.size()), attributes)};
+}
+
+template <Element T>
+const Shape& RecordingBuilder<T>::shape(Ref ref) const {
+    return tape_.spec.nodes[ref.id].shape();
+}
+
+template <Element T>
+Ref RecordingBuilder<T>::scalar(double value) {
+    return Ref{append_source(tape_, Opcode::Leaf, Tensor<T>(static_cast<T>(value)))};
+}
+
+template class ComputingBuilder<float>;
+template class ComputingBuilder<double>;
+template class RecordingBuilder<float>;
+template class RecordingBuilder<double>;
+
+}  // namespace topos::detail

@@ -1,0 +1,52 @@
+// The two AdjointBuilders: one computes tensors with the reference kernels (the
+// engine's reverse scan over a run), one appends nodes to a tape (the recorded
+// derivative). Forward values keep their node index as their Ref on both.
+#pragma once
+
+#include "graph/spec.hpp"
+#include "ops/op_info.hpp"
+
+#include <vector>
+
+namespace topos::detail {
+
+template <Element T>
+class ComputingBuilder final : public AdjointBuilder {
+public:
+    // `values` and `retained` are indexed by node; only retained values may be read.
+    ComputingBuilder(const Spec<T>& spec,
+                     const std::vector<Tensor<T>>& values,
+                     const std::vector<bool>& retained,
+                     const std::string& declaration);
+
+    Ref apply(Opcode opcode, std::span<const Ref> operands, const Attributes& attributes) override;
+    const Shape& shape(Ref value) const override;
+    Ref scalar(double value) override;
+
+    // A forward value (ReadError unless retained) or a computed one.
+    const Tensor<T>& value(Ref ref) const;
+
+private:
+    Ref keep(Tensor<T> tensor);
+
+    const Spec<T>& spec_;
+    const std::vector<Tensor<T>>& forward_;
+    const std::vector<bool>& retained_;
+    const std::string& declaration_;
+    std::vector<Tensor<T>> computed_;  // Ref id - node count
+};
+
+template <Element T>
+class RecordingBuilder final : public AdjointBuilder {
+public:
+    explicit RecordingBuilder(TapeState<T>& tape) : tape_(tape) {}
+
+    Ref apply(Opcode opcode, std::span<const Ref> operands, const Attributes& attributes) override;
+    const Shape& shape(Ref value) const override;
+    Ref scalar(double value) override;
+
+private:
+    TapeState<T>& tape_;
+};
+
+}  // namespace topos::detail

@@ -1,0 +1,95 @@
+#include <topos/core/error.hpp>
+#include <topos/core/shape.hpp>
+
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+
+namespace topos {
+namespace {
+
+void check_rank(std::size_t rank) {
+    if (rank > Shape::max_rank) {
+        throw ShapeError("a shape of rank " + std::to_string(rank) +
+                         " exceeds topos's maximum rank of " + std::to_string(Shape::max_rank) +
+                         "; reshape to merge axes");
+    }
+}
+
+}  // namespace
+
+Shape::Shape(std::initializer_list<std::size_t> extents)
+    : Shape(std::span<const std::size_t>(extents.begin(), extents.size())) {}
+
+Shape::Shape(std::span<const std::size_t> extents) : rank_(extents.size()) {
+    check_rank(extents.size());
+    std::copy(extents.begin(), extents.end(), extents_.begin());
+}
+
+std::size_t Shape::elements() const {
+    std::size_t count = 1;
+    for (std::size_t axis = 0; axis < rank_; ++axis) {
+        count *= extents_[axis];
+    }
+    return count;
+}
+
+std::array<std::size_t, Shape::max_rank> Shape::strides() const {
+    std::array<std::size_t, max_rank> strides{};
+    std::size_t stride = 1;
+    for (std::size_t axis = rank_; axis-- > 0;) {
+        strides[axis] = stride;
+        stride *= extents_[axis];
+    }
+    return strides;
+}
+
+Shape Shape::without_axis(std::size_t axis) const {
+    Shape result;
+    for (std::size_t i = 0; i < rank_; ++i) {
+        if (i != axis) {
+            result.extents_[result.rank_++] = extents_[i];
+        }
+    }
+    return result;
+}
+
+Shape Shape::with_axis(std::size_t axis, std::size_t extent) const {
+    check_rank(rank_ + 1);
+    Shape result;
+    for (std::size_t i = 0; i <= rank_; ++i) {
+        if (i == axis) {
+            result.extents_[result.rank_++] = extent;
+        }
+        if (i < rank_) {
+            result.extents_[result.rank_++] = extents_[i];
+        }
+    }
+    return result;
+}
+
+Shape Shape::with_extent(std::size_t axis, std::size_t extent) const {
+    Shape result = *this;
+    result.extents_[axis] = extent;
+    return result;
+}
+
+std::string Shape::str() const {
+    std::ostringstream out;
+    out << *this;
+    return out.str();
+}
+
+bool operator==(const Shape& a, const Shape& b) {
+    return std::ranges::equal(a.extents(), b.extents());
+}
+
+std::ostream& operator<<(std::ostream& out, const Shape& shape) {
+    out << '[';
+    for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
+        out << (axis ? ", " : "") << shape[axis];
+    }
+    return out << ']';
+}
+
+}  // namespace topos

@@ -1,0 +1,38 @@
+#include <topos/core/error.hpp>
+#include <topos/graph/node.hpp>
+
+#include "graph/describe.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+namespace topos {
+
+Node::Node(Symbol symbol,
+           Opcode opcode,
+           std::span<const std::uint32_t> operands,
+           Attributes attributes,
+           Shape shape)
+    : symbol_(symbol),
+      opcode_(opcode),
+      operand_count_(static_cast<std::uint8_t>(operands.size())),
+      attributes_(std::move(attributes)),
+      shape_(std::move(shape)) {
+    if (operands.size() > max_operands) {
+        throw Error("a node reads at most " + std::to_string(max_operands) + " operands");
+    }
+    std::ranges::copy(operands, operands_.begin());
+}
+
+std::ostream& operator<<(std::ostream& out, const Node& node) {
+    const detail::DescribeRow row = detail::describe_row(node);
+    std::string line = detail::render_table(std::span<const detail::DescribeRow>(&row, 1));
+    line.pop_back();  // the trailing newline
+    return out << line;
+}
+
+std::ostream& operator<<(std::ostream& out, const Symbol& symbol) {
+    return out << '%' << symbol.index();
+}
+
+}  // namespace topos

@@ -1,0 +1,86 @@
+#include <topos/core/error.hpp>
+#include <topos/graph/opcode.hpp>
+
+#include "ops/op_info.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+namespace topos {
+
+std::string_view name_of(Opcode opcode) {
+    return detail::op_info(opcode).name;
+}
+
+std::ostream& operator<<(std::ostream& out, Opcode opcode) {
+    return out << name_of(opcode);
+}
+
+Axes::Axes(std::initializer_list<std::size_t> axes)
+    : Axes(std::span<const std::size_t>(axes.begin(), axes.size())) {}
+
+Axes::Axes(std::span<const std::size_t> axes) : size_(axes.size()) {
+    if (axes.size() > Shape::max_rank) {
+        throw ShapeError("an axis list of " + std::to_string(axes.size()) +
+                         " entries exceeds the maximum rank of " +
+                         std::to_string(Shape::max_rank));
+    }
+    std::ranges::copy(axes, axes_.begin());
+}
+
+bool operator==(const Axes& a, const Axes& b) {
+    return std::ranges::equal(a.values(), b.values());
+}
+
+std::ostream& operator<<(std::ostream& out, const Axes& axes) {
+    out << '[';
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        out << (i ? ", " : "") << axes[i];
+    }
+    return out << ']';
+}
+
+namespace {
+
+struct AttributePrinter {
+    std::ostream& out;
+
+    void operator()(const NoAttributes&) const {}
+
+    void operator()(const AxisAttributes& a) const { out << "axis=" << a.axis; }
+
+    void operator()(const ReshapeAttributes& a) const { out << "shape=" << a.shape; }
+
+    void operator()(const PermuteAttributes& a) const { out << "order=" << a.order; }
+
+    void operator()(const BroadcastAttributes& a) const {
+        out << "axis=" << a.axis << " extent=" << a.extent;
+    }
+
+    void operator()(const WindowAttributes& a) const {
+        out << "axis=" << a.axis << " size=" << a.size << " step=" << a.step
+            << " dilation=" << a.dilation;
+    }
+
+    void operator()(const FoldAttributes& a) const {
+        out << "axis=" << a.axis << " size=" << a.size << " step=" << a.step
+            << " dilation=" << a.dilation << " extent=" << a.extent;
+    }
+
+    void operator()(const NarrowAttributes& a) const {
+        out << "axis=" << a.axis << " start=" << a.start << " len=" << a.length;
+    }
+
+    void operator()(const PadAttributes& a) const {
+        out << "axis=" << a.axis << " before=" << a.before << " after=" << a.after;
+    }
+};
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& out, const Attributes& attributes) {
+    std::visit(AttributePrinter{out}, attributes);
+    return out;
+}
+
+}  // namespace topos

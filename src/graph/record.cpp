@@ -1,0 +1,79 @@
+#include "graph/record.hpp"
+
+#include <topos/core/error.hpp>
+
+#include "ops/op_info.hpp"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+
+namespace topos::detail {
+
+template <Element T>
+std::uint32_t append(TapeState<T>& tape,
+                     Opcode opcode,
+                     std::span<const std::uint32_t> operands,
+                     const Attributes& attributes) {
+    tape.check_open("record an operation");
+    std::array<Shape, Node::max_operands> shapes;
+    const std::size_t arity = std::min(operands.size(), Node::max_operands);
+    for (std::size_t i = 0; i < arity; ++i) {
+        shapes[i] = tape.spec.nodes[operands[i]].shape();
+    }
+    Shape shape = infer_shape(opcode, operands, std::span<const Shape>(shapes.data(), arity), attributes);
+    const auto index = static_cast<std::uint32_t>(tape.spec.nodes.size());
+    tape.spec.nodes.emplace_back(Symbol(index, tape.spec.id()), opcode, operands, attributes, std::move(shape));
+    tape.spec.payload_slot.push_back(no_payload);
+    return index;
+}
+
+template <Element T>
+std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload) {
+    tape.check_open("record a source");
+    const auto index = static_cast<std::uint32_t>(tape.spec.nodes.size());
+    tape.spec.nodes.emplace_back(Symbol(index, tape.spec.id()),
+                                 opcode,
+                                 std::span<const std::uint32_t>(),
+                                 NoAttributes{},
+                                 payload.shape());
+    tape.spec.payload_slot.push_back(static_cast<std::uint32_t>(tape.spec.payloads.size()));
+    tape.spec.payloads.push_back(std::move(payload));
+    if (opcode == Opcode::Parameter) {
+        tape.spec.parameters.push_back(index);
+    } else if (opcode == Opcode::Input) {
+        tape.spec.inputs.push_back(index);
+    }
+    return index;
+}
+
+Shape broadcast_shapes(Opcode opcode,
+                       std::uint32_t a_node,
+                       const Shape& a,
+                       std::uint32_t b_node,
+                       const Shape& b) {
+    const std::size_t rank = std::max(a.rank(), b.rank());
+    std::array<std::size_t, Shape::max_rank> extents{};
+    for (std::size_t axis = 0; axis < rank; ++axis) {
+        const std::size_t from_end = rank - axis;
+        const std::size_t x = from_end <= a.rank() ? a[a.rank() - from_end] : 1;
+        const std::size_t y = from_end <= b.rank() ? b[b.rank() - from_end] : 1;
+        if (x != y && x != 1 && y != 1) {
+            std::ostringstream message;
+            message << name_of(opcode) << " of node " << a_node << ' ' << a << ", node " << b_node
+                    << ' ' << b << ": the shapes do not broadcast (axis " << axis << " of the result: "
+                    << x << " vs " << y << "); aligned from the last axis, extents must be equal "
+                    << "or 1";
+            throw ShapeError(message.str());
+        }
+        extents[axis] = std::max(x, y);
+    }
+    return Shape(std::span<const std::size_t>(extents.data(), rank));
+}
+
+template std::uint32_t append(TapeState<float>&, Opcode, std::span<const std::uint32_t>, const Attributes&);
+template std::uint32_t append(TapeState<double>&, Opcode, std::span<const std::uint32_t>, const Attributes&);
+template std::uint32_t append_source(TapeState<float>&, Opcode, Tensor<float>);
+template std::uint32_t append_source(TapeState<double>&, Opcode, Tensor<double>);
+
+}  // namespace topos::detail

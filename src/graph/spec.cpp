@@ -1,0 +1,50 @@
+#include "graph/spec.hpp"
+
+#include <topos/core/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+
+namespace topos::detail {
+
+std::uint64_t next_tape_id() {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+}
+
+std::string counted(std::size_t count, const char* singular, const char* plural) {
+    return std::to_string(count) + ' ' + (count == 1 ? singular : plural);
+}
+
+template <Element T>
+bool Spec<T>::owns(Symbol symbol) const {
+    return symbol.index() < nodes.size() &&
+           std::ranges::find(lineage, symbol.lineage()) != lineage.end() &&
+           nodes[symbol.index()].symbol().lineage() == symbol.lineage();
+}
+
+template <Element T>
+const Node& Spec<T>::node(Symbol symbol, const char* reader) const {
+    if (!owns(symbol)) {
+        throw SymbolError(std::string(reader) + ": symbol %" + std::to_string(symbol.index()) +
+                          " was not recorded on this network or a network it was reopened "
+                          "from; read each network through its own symbols");
+    }
+    return nodes[symbol.index()];
+}
+
+template <Element T>
+void TapeState<T>::check_open(const char* action) const {
+    if (sealed) {
+        throw TapeError(std::string("cannot ") + action +
+                        ": the tape was sealed into a network; call network.reopen() for a "
+                        "tape to record more on");
+    }
+}
+
+template struct Spec<float>;
+template struct Spec<double>;
+template struct TapeState<float>;
+template struct TapeState<double>;
+
+}  // namespace topos::detail

@@ -1,0 +1,57 @@
+// The recorded spec shared by a tape and the networks sealed from it: nodes,
+// the payloads of the sources, and the lineage that tells which symbols belong.
+#pragma once
+
+#include <topos/core/tensor.hpp>
+#include <topos/graph/node.hpp>
+#include <topos/run/parameters.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace topos::detail {
+
+inline constexpr std::uint32_t no_payload = UINT32_MAX;
+
+template <Element T>
+struct Spec {
+    std::vector<std::uint64_t> lineage;  // ancestors' tape ids, then this tape's own
+    std::vector<Node> nodes;
+    std::vector<std::uint32_t> payload_slot;  // by node; no_payload for computed nodes
+    std::vector<Tensor<T>> payloads;
+    std::vector<std::uint32_t> parameters;  // node indices
+    std::vector<std::uint32_t> inputs;      // node indices
+
+    std::uint64_t id() const { return lineage.back(); }
+
+    bool owns(Symbol symbol) const;
+
+    // Throws SymbolError unless `symbol` names a node of this spec.
+    const Node& node(Symbol symbol, const char* reader) const;
+
+    const Tensor<T>& payload(std::uint32_t node) const { return payloads[payload_slot[node]]; }
+};
+
+template <Element T>
+struct TapeState {
+    Spec<T> spec;
+    bool sealed = false;
+
+    // Throws TapeError once the tape is sealed.
+    void check_open(const char* action) const;
+};
+
+template <Element T>
+struct NetworkState {
+    Spec<T> spec;
+    std::shared_ptr<const ParameterLayout> parameter_layout;
+};
+
+std::uint64_t next_tape_id();
+
+// "1 parameter", "2 inputs": a count and its noun in singular or plural.
+std::string counted(std::size_t count, const char* singular, const char* plural);
+
+}  // namespace topos::detail

@@ -1,0 +1,41 @@
+// BroadcastAlong: inserts a new axis at `axis` along which the operand repeats
+// `extent` times. The one broadcasting primitive: numpy-style broadcasting is
+// recorded as a chain of these (and Reshapes).
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const auto& broadcast = check.attributes<BroadcastAttributes>();
+    check.require_axis(0, broadcast.axis, true);
+    return check.operand(0).with_axis(broadcast.axis, broadcast.extent);
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const auto& broadcast = node.attributes_as<BroadcastAttributes>();
+    const AxisSplit split = split_at(node.shape(), broadcast.axis);
+    for (std::size_t o = 0; o < split.outer; ++o) {
+        const T* row = operands[0].data + o * split.inner;
+        for (std::size_t a = 0; a < split.extent; ++a) {
+            std::copy_n(row, split.inner, out + (o * split.extent + a) * split.inner);
+        }
+    }
+}
+
+// The adjoint of a repetition sums the repeats.
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    contributions[0] = c.build.sum(c.adjoint, c.node.attributes_as<BroadcastAttributes>().axis);
+}
+
+}  // namespace
+
+OpInfo broadcast_along_row() {
+    return {Opcode::BroadcastAlong, "BroadcastAlong", 1, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

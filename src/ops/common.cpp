@@ -1,0 +1,27 @@
+#include "ops/common.hpp"
+
+namespace topos::detail {
+
+Shape same_shape_unary(const ShapeCheck& check) {
+    return check.operand(0);
+}
+
+Shape same_shape_binary(const ShapeCheck& check) {
+    check.require(check.operand(0) == check.operand(1),
+                  "the operands' shapes differ; use the Value operators, which broadcast "
+                  "numpy-style, or broadcast_along / reshape to make them equal");
+    return check.operand(0);
+}
+
+AxisSplit split_at(const Shape& shape, std::size_t axis) {
+    AxisSplit split{1, shape[axis], 1};
+    for (std::size_t i = 0; i < axis; ++i) {
+        split.outer *= shape[i];
+    }
+    for (std::size_t i = axis + 1; i < shape.rank(); ++i) {
+        split.inner *= shape[i];
+    }
+    return split;
+}
+
+}  // namespace topos::detail

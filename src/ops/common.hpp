@@ -1,0 +1,46 @@
+// Pieces the op rows share: the elementwise shape rules, flat elementwise loops,
+// and the outer x axis x inner view of a shape that the layout kernels walk.
+#pragma once
+
+#include "ops/op_info.hpp"
+
+#include <cstddef>
+#include <span>
+
+namespace topos::detail {
+
+// The shape rule of unary elementwise operations: the operand's shape.
+Shape same_shape_unary(const ShapeCheck& check);
+
+// The shape rule of binary elementwise operations: both operands alike.
+Shape same_shape_binary(const ShapeCheck& check);
+
+template <Element T, class F>
+void unary_map(std::span<const View<T>> operands, T* out, F f) {
+    const T* x = operands[0].data;
+    const std::size_t count = operands[0].shape->elements();
+    for (std::size_t i = 0; i < count; ++i) {
+        out[i] = f(x[i]);
+    }
+}
+
+template <Element T, class F>
+void binary_map(std::span<const View<T>> operands, T* out, F f) {
+    const T* x = operands[0].data;
+    const T* y = operands[1].data;
+    const std::size_t count = operands[0].shape->elements();
+    for (std::size_t i = 0; i < count; ++i) {
+        out[i] = f(x[i], y[i]);
+    }
+}
+
+// A shape seen as [outer, extent, inner] around one axis.
+struct AxisSplit {
+    std::size_t outer;
+    std::size_t extent;
+    std::size_t inner;
+};
+
+AxisSplit split_at(const Shape& shape, std::size_t axis);
+
+}  // namespace topos::detail

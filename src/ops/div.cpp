@@ -1,0 +1,25 @@
+// Div: elementwise a / b (IEEE division: x / 0 is an infinity or NaN).
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    binary_map(operands, out, [](T a, T b) { return a / b; });
+}
+
+// d(a / b) = da / b - (a / b) db / b
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    contributions[0] = c.build.div(c.adjoint, c.operands[1]);
+    contributions[1] = c.build.neg(c.build.div(c.build.mul(c.adjoint, c.output), c.operands[1]));
+}
+
+}  // namespace
+
+OpInfo div_row() {
+    return {Opcode::Div, "Div", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

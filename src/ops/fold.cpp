@@ -1,0 +1,64 @@
+// Fold: the adjoint of Unfold. Sums the window axis back into an axis of
+// `extent` positions: output position p is the sum, over windows c ascending
+// and then window elements w ascending, of every element read from p
+// (c * step + w * dilation == p), starting from +0.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+#include "ops/window.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const auto& fold = check.attributes<FoldAttributes>();
+    const Shape& shape = check.operand(0);
+    check.require(fold.axis + 1 < shape.rank(),
+                  "fold needs a window-count axis and a window axis after it; axis " +
+                      std::to_string(fold.axis) + " leaves no room in rank " +
+                      std::to_string(shape.rank()));
+    check_window(check, fold.size, fold.step, fold.dilation, fold.extent);
+    check.require(shape[fold.axis + 1] == fold.size &&
+                      shape[fold.axis] ==
+                          window_count(fold.extent, fold.size, fold.step, fold.dilation),
+                  "the operand's window axes do not match what unfolding an axis of extent " +
+                      std::to_string(fold.extent) + " gives; fold with the unfold's own attributes");
+    return shape.without_axis(fold.axis + 1).with_extent(fold.axis, fold.extent);
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const auto& fold = node.attributes_as<FoldAttributes>();
+    const AxisSplit split = split_at(node.shape(), fold.axis);
+    const std::size_t count = (*operands[0].shape)[fold.axis];
+    std::fill_n(out, node.shape().elements(), T{0});
+    const T* in = operands[0].data;
+    for (std::size_t o = 0; o < split.outer; ++o) {
+        for (std::size_t c = 0; c < count; ++c) {
+            for (std::size_t w = 0; w < fold.size; ++w) {
+                const std::size_t position = c * fold.step + w * fold.dilation;
+                T* row = out + (o * split.extent + position) * split.inner;
+                for (std::size_t i = 0; i < split.inner; ++i) {
+                    row[i] += in[i];
+                }
+                in += split.inner;
+            }
+        }
+    }
+}
+
+// The adjoint of summing windows back reads the windows again.
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const auto& fold = c.node.attributes_as<FoldAttributes>();
+    contributions[0] =
+        c.build.unfold(c.adjoint, WindowAttributes{fold.axis, fold.size, fold.step, fold.dilation});
+}
+
+}  // namespace
+
+OpInfo fold_row() {
+    return {Opcode::Fold, "Fold", 1, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

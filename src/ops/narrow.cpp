@@ -1,0 +1,47 @@
+// Narrow: positions [start, start + length) of one axis.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const auto& narrow = check.attributes<NarrowAttributes>();
+    check.require_axis(0, narrow.axis);
+    const std::size_t extent = check.operand(0)[narrow.axis];
+    check.require(narrow.start <= extent && narrow.length <= extent - narrow.start,
+                  "positions [" + std::to_string(narrow.start) + ", " +
+                      std::to_string(narrow.start + narrow.length) + ") do not fit in axis " +
+                      std::to_string(narrow.axis) + " of extent " + std::to_string(extent));
+    return check.operand(0).with_extent(narrow.axis, narrow.length);
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const auto& narrow = node.attributes_as<NarrowAttributes>();
+    const AxisSplit split = split_at(*operands[0].shape, narrow.axis);
+    const std::size_t block = narrow.length * split.inner;
+    for (std::size_t o = 0; o < split.outer; ++o) {
+        const T* from = operands[0].data + (o * split.extent + narrow.start) * split.inner;
+        std::copy_n(from, block, out + o * block);
+    }
+}
+
+// The adjoint puts the narrowed part back between zeros.
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const auto& narrow = c.node.attributes_as<NarrowAttributes>();
+    const std::size_t extent = c.build.shape(c.operands[0])[narrow.axis];
+    contributions[0] = c.build.pad(
+        c.adjoint,
+        PadAttributes{narrow.axis, narrow.start, extent - narrow.start - narrow.length});
+}
+
+}  // namespace
+
+OpInfo narrow_row() {
+    return {Opcode::Narrow, "Narrow", 1, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

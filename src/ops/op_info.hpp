@@ -1,0 +1,172 @@
+// The row type of the op table: everything topos knows about one opcode, in one
+// place. A row is written in one file under src/ops/ and assembled by
+// op_table.cpp. Sources (Parameter, Input, Leaf) have rows too, with no shape
+// rule, kernel or derivative: their values are payloads.
+#pragma once
+
+#include <topos/core/shape.hpp>
+#include <topos/core/tensor.hpp>
+#include <topos/graph/node.hpp>
+#include <topos/graph/opcode.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace topos::detail {
+
+// A read-only operand of a kernel: contiguous row-major elements and a shape.
+template <Element T>
+struct View {
+    const T* data;
+    const Shape* shape;
+};
+
+// The reference kernel: writes node.shape().elements() values to `out`, in the
+// one documented order. `out` never aliases an operand.
+template <Element T>
+using Kernel = void (*)(const Node& node, std::span<const View<T>> operands, T* out);
+
+// What a shape rule sees: the operands' shapes and the node's attributes. A rule
+// that finds a problem calls fail() with a sentence that says how to fix it; the
+// thrown ShapeError also names the operation, the operand nodes and their shapes.
+class ShapeCheck {
+public:
+    ShapeCheck(Opcode opcode,
+               std::span<const std::uint32_t> operand_nodes,
+               std::span<const Shape> operand_shapes,
+               const Attributes& attributes)
+        : opcode_(opcode),
+          operand_nodes_(operand_nodes),
+          operand_shapes_(operand_shapes),
+          attributes_(attributes) {}
+
+    std::size_t arity() const { return operand_shapes_.size(); }
+
+    const Shape& operand(std::size_t i) const { return operand_shapes_[i]; }
+
+    const Attributes& all_attributes() const { return attributes_; }
+
+    template <class A>
+    const A& attributes() const {
+        if (const A* attributes = std::get_if<A>(&attributes_)) {
+            return *attributes;
+        }
+        fail("the attributes given are not of this operation's kind");
+    }
+
+    void require(bool condition, const std::string& problem) const {
+        if (!condition) {
+            fail(problem);
+        }
+    }
+
+    // Checks that `axis` names an axis of operand i (or one past, if `inclusive`).
+    void require_axis(std::size_t operand, std::size_t axis, bool inclusive = false) const;
+
+    [[noreturn]] void fail(const std::string& problem) const;
+
+private:
+    Opcode opcode_;
+    std::span<const std::uint32_t> operand_nodes_;
+    std::span<const Shape> operand_shapes_;
+    const Attributes& attributes_;
+};
+
+using ShapeRule = Shape (*)(const ShapeCheck& check);
+
+// A value during differentiation: a node index of the tape (recorded road) or
+// of the run's value list (reverse-scan road). Forward values keep their node
+// index on both roads.
+struct Ref {
+    std::uint32_t id;
+};
+
+// Builds adjoint expressions. Each derivative rule is written once against this
+// interface; the reverse scan computes with it, Tape::differentiate records.
+class AdjointBuilder {
+public:
+    virtual ~AdjointBuilder() = default;
+
+    virtual Ref apply(Opcode opcode, std::span<const Ref> operands, const Attributes& attributes) = 0;
+    virtual const Shape& shape(Ref value) const = 0;
+    // A rank-0 constant.
+    virtual Ref scalar(double value) = 0;
+
+    Ref add(Ref a, Ref b) { return binary(Opcode::Add, a, b); }
+    Ref sub(Ref a, Ref b) { return binary(Opcode::Sub, a, b); }
+    Ref mul(Ref a, Ref b) { return binary(Opcode::Mul, a, b); }
+    Ref div(Ref a, Ref b) { return binary(Opcode::Div, a, b); }
+    Ref greater_equal(Ref a, Ref b) { return binary(Opcode::GreaterEqual, a, b); }
+    Ref neg(Ref a) { return unary(Opcode::Neg, a, NoAttributes{}); }
+    Ref matmul(Ref a, Ref b) { return binary(Opcode::MatMul, a, b); }
+    Ref sum(Ref a) { return unary(Opcode::Sum, a, NoAttributes{}); }
+    Ref sum(Ref a, std::size_t axis) { return unary(Opcode::Sum, a, AxisAttributes{axis}); }
+    Ref reshape(Ref a, const Shape& shape) { return unary(Opcode::Reshape, a, ReshapeAttributes{shape}); }
+    Ref permute(Ref a, const Axes& order) { return unary(Opcode::Permute, a, PermuteAttributes{order}); }
+    Ref broadcast_along(Ref a, std::size_t axis, std::size_t extent) {
+        return unary(Opcode::BroadcastAlong, a, BroadcastAttributes{axis, extent});
+    }
+    // Repeats a rank-0 value over `shape`, one BroadcastAlong per axis.
+    Ref broadcast_scalar(Ref a, const Shape& shape);
+    Ref unfold(Ref a, const WindowAttributes& window) { return unary(Opcode::Unfold, a, window); }
+    Ref fold(Ref a, const FoldAttributes& fold) { return unary(Opcode::Fold, a, fold); }
+    Ref narrow(Ref a, const NarrowAttributes& narrow) { return unary(Opcode::Narrow, a, narrow); }
+    Ref pad(Ref a, const PadAttributes& pad) { return unary(Opcode::Pad, a, pad); }
+
+private:
+    Ref unary(Opcode opcode, Ref a, const Attributes& attributes) {
+        return apply(opcode, std::span<const Ref>(&a, 1), attributes);
+    }
+    Ref binary(Opcode opcode, Ref a, Ref b) {
+        const Ref operands[] = {a, b};
+        return apply(opcode, operands, NoAttributes{});
+    }
+};
+
+// What a derivative rule sees: the node, its operands' and its own forward
+// values, the adjoint arriving at the node, and the builder to express with.
+struct VjpContext {
+    const Node& node;
+    std::span<const Ref> operands;
+    Ref output;
+    Ref adjoint;
+    AdjointBuilder& build;
+};
+
+// Writes one contribution per differentiable operand (left empty: none).
+using VjpRule = void (*)(const VjpContext& context, std::span<std::optional<Ref>> contributions);
+
+struct OpInfo {
+    Opcode opcode;
+    std::string_view name;
+    std::size_t arity;
+    ShapeRule infer;
+    Kernel<float> kernel_f32;
+    Kernel<double> kernel_f64;
+    VjpRule vjp;
+
+    template <Element T>
+    Kernel<T> kernel() const {
+        if constexpr (std::same_as<T, float>) {
+            return kernel_f32;
+        } else {
+            return kernel_f64;
+        }
+    }
+};
+
+// The row of one opcode.
+const OpInfo& op_info(Opcode opcode);
+
+// Runs the opcode's shape rule; throws ShapeError naming the operation, the
+// operand nodes and their shapes.
+Shape infer_shape(Opcode opcode,
+                  std::span<const std::uint32_t> operand_nodes,
+                  std::span<const Shape> operand_shapes,
+                  const Attributes& attributes);
+
+}  // namespace topos::detail

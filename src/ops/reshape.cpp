@@ -1,0 +1,34 @@
+// Reshape: the same elements in the same row-major order under a new shape.
+#include "ops/rows.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const Shape& target = check.attributes<ReshapeAttributes>().shape;
+    check.require(target.elements() == check.operand(0).elements(),
+                  "the new shape " + target.str() + " holds " + std::to_string(target.elements()) +
+                      " elements, the operand " + std::to_string(check.operand(0).elements()) +
+                      "; a reshape must keep the element count");
+    return target;
+}
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    std::copy_n(operands[0].data, operands[0].shape->elements(), out);
+}
+
+// The adjoint takes the operand's shape back.
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    contributions[0] = c.build.reshape(c.adjoint, c.build.shape(c.operands[0]));
+}
+
+}  // namespace
+
+OpInfo reshape_row() {
+    return {Opcode::Reshape, "Reshape", 1, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

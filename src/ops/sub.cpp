@@ -1,0 +1,25 @@
+// Sub: elementwise a - b.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    binary_map(operands, out, [](T a, T b) { return a - b; });
+}
+
+// d(a - b) = da - db
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    contributions[0] = c.adjoint;
+    contributions[1] = c.build.neg(c.adjoint);
+}
+
+}  // namespace
+
+OpInfo sub_row() {
+    return {Opcode::Sub, "Sub", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,104 @@
+// Sum: over all axes (to rank 0) or along one axis (removing it). Every output
+// sums its n terms in the striped order: term i goes to partial sum i mod 16
+// (each partial starts at -0, the exact additive identity, and adds its terms
+// in ascending order), then the partials fold in halves: p[l] += p[l + 8],
+// p[l] += p[l + 4], p[l] += p[l + 2], p[0] += p[1]. Vector units reproduce it.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace topos::detail {
+namespace {
+
+constexpr std::size_t lanes = 16;
+
+Shape infer(const ShapeCheck& check) {
+    const auto* along = std::get_if<AxisAttributes>(&check.all_attributes());
+    if (along == nullptr) {
+        check.attributes<NoAttributes>();
+        return Shape{};
+    }
+    check.require_axis(0, along->axis);
+    return check.operand(0).without_axis(along->axis);
+}
+
+// Folds `lanes` partial rows of `width` values in halves into row 0.
+template <Element T>
+void fold_partials(T* partials, std::size_t width) {
+    for (std::size_t half = lanes / 2; half >= 1; half /= 2) {
+        for (std::size_t lane = 0; lane < half; ++lane) {
+            T* into = partials + lane * width;
+            const T* from = partials + (lane + half) * width;
+            for (std::size_t i = 0; i < width; ++i) {
+                into[i] += from[i];
+            }
+        }
+    }
+}
+
+template <Element T>
+void sum_contiguous(const T* x, std::size_t count, T* out) {
+    std::array<T, lanes> partials;
+    partials.fill(T{-0.0});
+    for (std::size_t i = 0; i < count; ++i) {
+        partials[i % lanes] += x[i];
+    }
+    fold_partials(partials.data(), 1);
+    *out = partials[0];
+}
+
+template <Element T>
+void sum_strided(const T* x, AxisSplit split, T* out) {
+    thread_local std::vector<T> scratch;
+    scratch.resize(lanes * split.inner);
+    for (std::size_t o = 0; o < split.outer; ++o) {
+        std::fill(scratch.begin(), scratch.end(), T{-0.0});
+        for (std::size_t a = 0; a < split.extent; ++a) {
+            T* partial = scratch.data() + (a % lanes) * split.inner;
+            const T* row = x + (o * split.extent + a) * split.inner;
+            for (std::size_t i = 0; i < split.inner; ++i) {
+                partial[i] += row[i];
+            }
+        }
+        fold_partials(scratch.data(), split.inner);
+        std::copy_n(scratch.data(), split.inner, out + o * split.inner);
+    }
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const Shape& shape = *operands[0].shape;
+    const auto* along = std::get_if<AxisAttributes>(&node.attributes());
+    if (along == nullptr) {
+        sum_contiguous(operands[0].data, shape.elements(), out);
+        return;
+    }
+    const AxisSplit split = split_at(shape, along->axis);
+    if (split.inner == 1) {
+        for (std::size_t o = 0; o < split.outer; ++o) {
+            sum_contiguous(operands[0].data + o * split.extent, split.extent, out + o);
+        }
+    } else {
+        sum_strided(operands[0].data, split, out);
+    }
+}
+
+// The adjoint of a sum repeats over the summed axes.
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const Shape& input = c.build.shape(c.operands[0]);
+    const auto* along = std::get_if<AxisAttributes>(&c.node.attributes());
+    contributions[0] = along == nullptr
+                           ? c.build.broadcast_scalar(c.adjoint, input)
+                           : c.build.broadcast_along(c.adjoint, along->axis, input[along->axis]);
+}
+
+}  // namespace
+
+OpInfo sum_row() {
+    return {Opcode::Sum, "Sum", 1, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,26 @@
+// Tanh: elementwise hyperbolic tangent, by the project's own tanh.
+#include "core/exact_math.hpp"
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    unary_map(operands, out, [](T x) { return exact::tanh(x); });
+}
+
+// d tanh(a) = (1 - tanh(a)^2) da, written g - (g y) y so no constant is needed
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const Ref scaled = c.build.mul(c.adjoint, c.output);
+    contributions[0] = c.build.sub(c.adjoint, c.build.mul(scaled, c.output));
+}
+
+}  // namespace
+
+OpInfo tanh_row() {
+    return {Opcode::Tanh, "Tanh", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,54 @@
+// Unfold: sliding windows along one axis. The axis becomes the window count and
+// a window axis of `size` is inserted right after it; element w of window c is
+// operand position c * step + w * dilation.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+#include "ops/window.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const auto& window = check.attributes<WindowAttributes>();
+    check.require_axis(0, window.axis);
+    const std::size_t extent = check.operand(0)[window.axis];
+    check_window(check, window.size, window.step, window.dilation, extent);
+    const std::size_t count = window_count(extent, window.size, window.step, window.dilation);
+    return check.operand(0).with_extent(window.axis, count).with_axis(window.axis + 1, window.size);
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const auto& window = node.attributes_as<WindowAttributes>();
+    const AxisSplit split = split_at(*operands[0].shape, window.axis);
+    const std::size_t count = node.shape()[window.axis];
+    for (std::size_t o = 0; o < split.outer; ++o) {
+        for (std::size_t c = 0; c < count; ++c) {
+            for (std::size_t w = 0; w < window.size; ++w) {
+                const std::size_t position = c * window.step + w * window.dilation;
+                std::copy_n(operands[0].data + (o * split.extent + position) * split.inner,
+                            split.inner,
+                            out);
+                out += split.inner;
+            }
+        }
+    }
+}
+
+// The adjoint of reading windows sums each window element back where it was read.
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const auto& window = c.node.attributes_as<WindowAttributes>();
+    const std::size_t extent = c.build.shape(c.operands[0])[window.axis];
+    contributions[0] = c.build.fold(
+        c.adjoint, FoldAttributes{window.axis, window.size, window.step, window.dilation, extent});
+}
+
+}  // namespace
+
+OpInfo unfold_row() {
+    return {Opcode::Unfold, "Unfold", 1, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail
