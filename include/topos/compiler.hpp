@@ -1,5 +1,5 @@
 // The compiler map of topos: inspect the recorded spec (nodes, opcodes,
-// attributes, describe).
+// attributes, describe), declare entries, lower them into plans.
 #pragma once
 
 #include <topos/graph/network.hpp>
@@ -7,3 +7,5 @@
 #include <topos/graph/opcode.hpp>
 #include <topos/graph/symbol.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/plan/plan.hpp>
+#include <topos/run/entry.hpp>

@@ -11,31 +11,29 @@ namespace topos::detail {
 
 template <Element T>
 ComputingBuilder<T>::ComputingBuilder(const Spec<T>& spec,
-                                      const std::vector<Tensor<T>>& values,
-                                      const std::vector<bool>& retained,
-                                      const std::string& declaration)
-    : spec_(spec), forward_(values), retained_(retained), declaration_(declaration) {}
+                                      const RunLayout& layout,
+                                      const std::vector<Tensor<T>>& values)
+    : spec_(spec), layout_(layout), forward_(values) {}
 
 template <Element T>
 const Tensor<T>& ComputingBuilder<T>::value(Ref ref) const {
-    const std::size_t nodes = forward_.size();
-    if (ref.id >= nodes) {
-        return computed_[ref.id - nodes];
+    if (ref.id >= node_count()) {
+        return computed_[ref.id - node_count()];
     }
-    if (!retained_[ref.id]) {
+    const std::int32_t slot = layout_.slot[ref.id];
+    if (slot < 0) {
         const Node& node = spec_.nodes[ref.id];
         throw ReadError("Run::backward needs the value of node " + std::to_string(ref.id) + " (" +
-                        std::string(name_of(node.opcode())) + "), which " + declaration_ +
-                        " did not keep; lower the entry with .backward() to keep what the "
-                        "reverse scan reads");
+                        std::string(name_of(node.opcode())) + "), which " + layout_.declaration +
+                        " did not compute; take the gradient of a value the run declares");
     }
-    return forward_[ref.id];
+    return forward_[static_cast<std::size_t>(slot)];
 }
 
 template <Element T>
 Ref ComputingBuilder<T>::keep(Tensor<T> tensor) {
     computed_.push_back(std::move(tensor));
-    return Ref{static_cast<std::uint32_t>(forward_.size() + computed_.size() - 1)};
+    return Ref{static_cast<std::uint32_t>(node_count() + computed_.size() - 1)};
 }
 
 template <Element T>
@@ -60,7 +58,8 @@ Ref ComputingBuilder<T>::apply(Opcode opcode,
 
 template <Element T>
 const Shape& ComputingBuilder<T>::shape(Ref ref) const {
-    return ref.id < forward_.size() ? spec_.nodes[ref.id].shape() : computed_[ref.id - forward_.size()].shape();
+    return ref.id < node_count() ? spec_.nodes[ref.id].shape()
+                                 : computed_[ref.id - node_count()].shape();
 }
 
 template <Element T>

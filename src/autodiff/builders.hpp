@@ -3,6 +3,8 @@
 // derivative). Forward values keep their node index as their Ref on both.
 #pragma once
 
+#include <topos/run/run.hpp>
+
 #include "graph/spec.hpp"
 #include "ops/op_info.hpp"
 
@@ -13,11 +15,10 @@ namespace topos::detail {
 template <Element T>
 class ComputingBuilder final : public AdjointBuilder {
 public:
-    // `values` and `retained` are indexed by node; only retained values may be read.
+    // Forward values are read from a run's `values` through its layout.
     ComputingBuilder(const Spec<T>& spec,
-                     const std::vector<Tensor<T>>& values,
-                     const std::vector<bool>& retained,
-                     const std::string& declaration);
+                     const RunLayout& layout,
+                     const std::vector<Tensor<T>>& values);
 
     Ref apply(Opcode opcode, std::span<const Ref> operands, const Attributes& attributes) override;
     const Shape& shape(Ref value) const override;
@@ -29,11 +30,12 @@ public:
 private:
     Ref keep(Tensor<T> tensor);
 
+    std::size_t node_count() const { return spec_.nodes.size(); }
+
     const Spec<T>& spec_;
+    const RunLayout& layout_;
     const std::vector<Tensor<T>>& forward_;
-    const std::vector<bool>& retained_;
-    const std::string& declaration_;
-    std::vector<Tensor<T>> computed_;  // Ref id - node count
+    std::vector<Tensor<T>> computed_;  // by Ref id - node count
 };
 
 template <Element T>

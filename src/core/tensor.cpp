@@ -26,6 +26,16 @@ std::shared_ptr<T[]> Tensor<T>::allocate(std::size_t count) {
 }
 
 template <Element T>
+Tensor<T>::Tensor() {
+    static const std::shared_ptr<T[]> zero = [] {
+        auto buffer = allocate(1);
+        buffer[0] = T{0};
+        return buffer;
+    }();
+    storage_ = zero;
+}
+
+template <Element T>
 Tensor<T>::Tensor(T scalar) : storage_(allocate(1)) {
     storage_[0] = scalar;
 }

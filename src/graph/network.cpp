@@ -1,5 +1,6 @@
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/run/entry.hpp>
 
 #include "graph/describe.hpp"
 #include "graph/spec.hpp"
@@ -48,13 +49,19 @@ Run<T> Network<T>::forward(const Parameters<T>& parameters,
 
 template <Element T>
 Run<T> Network<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const {
-    typename Run<T>::Contents contents;
-    contents.values =
-        detail::interpret(state_->spec, *state_->parameter_layout, parameters, feeds, {});
-    contents.readable.assign(state_->spec.nodes.size(), true);
-    contents.retained.assign(state_->spec.nodes.size(), true);
-    contents.declaration = "Network::forward";
-    return Run<T>(state_, std::move(contents));
+    return Run<T>(state_,
+                  state_->whole_spec,
+                  detail::interpret(state_->spec, *state_->parameter_layout, parameters, feeds, {}));
+}
+
+template <Element T>
+Entry<T> Network<T>::entry(std::initializer_list<Symbol> roots) const {
+    return Entry<T>(*this, std::vector<Symbol>(roots));
+}
+
+template <Element T>
+Entry<T> Network<T>::entry(const std::vector<Symbol>& roots) const {
+    return Entry<T>(*this, roots);
 }
 
 template <Element T>

@@ -5,6 +5,7 @@
 #include <topos/core/tensor.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/run/parameters.hpp>
+#include <topos/run/run.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -47,6 +48,7 @@ template <Element T>
 struct NetworkState {
     Spec<T> spec;
     std::shared_ptr<const ParameterLayout> parameter_layout;
+    std::shared_ptr<const RunLayout> whole_spec;  // Network::forward's: every node, readable
 };
 
 std::uint64_t next_tape_id();

@@ -59,6 +59,15 @@ Network<T> Tape<T>::into_network() && {
         layout->slot_of_node[index] = static_cast<std::int32_t>(slot);
     }
     network->parameter_layout = std::move(layout);
+    auto whole = std::make_shared<detail::RunLayout>();
+    whole->slot.resize(network->spec.nodes.size());
+    for (std::size_t index = 0; index < whole->slot.size(); ++index) {
+        whole->slot[index] = static_cast<std::int32_t>(index);
+    }
+    whole->readable.assign(network->spec.nodes.size(), true);
+    whole->backward_ready = true;
+    whole->declaration = "Network::forward";
+    network->whole_spec = std::move(whole);
     return Network<T>(std::move(network));
 }
 

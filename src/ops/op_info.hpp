@@ -112,6 +112,8 @@ public:
     }
     // Repeats a rank-0 value over `shape`, one BroadcastAlong per axis.
     Ref broadcast_scalar(Ref a, const Shape& shape);
+    // A constant of `shape`: a rank-0 constant repeated.
+    Ref filled(const Shape& shape, double value) { return broadcast_scalar(scalar(value), shape); }
     Ref unfold(Ref a, const WindowAttributes& window) { return unary(Opcode::Unfold, a, window); }
     Ref fold(Ref a, const FoldAttributes& fold) { return unary(Opcode::Fold, a, fold); }
     Ref narrow(Ref a, const NarrowAttributes& narrow) { return unary(Opcode::Narrow, a, narrow); }

@@ -11,10 +11,11 @@ void kernel(const Node&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](T x) { return exact::tanh(x); });
 }
 
-// d tanh(a) = (1 - tanh(a)^2) da, written g - (g y) y so no constant is needed
+// d tanh(a) = (1 - tanh(a)^2) da, as g * (1 - y * y) with y = tanh(a)
 void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
-    const Ref scaled = c.build.mul(c.adjoint, c.output);
-    contributions[0] = c.build.sub(c.adjoint, c.build.mul(scaled, c.output));
+    const Ref ones = c.build.filled(c.node.shape(), 1.0);
+    const Ref slope = c.build.sub(ones, c.build.mul(c.output, c.output));
+    contributions[0] = c.build.mul(c.adjoint, slope);
 }
 
 }  // namespace

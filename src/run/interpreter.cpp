@@ -18,7 +18,10 @@ Tensor<T> evaluate_node(const Node& node, std::span<const Tensor<T>* const> oper
     });
 }
 
-namespace {
+std::size_t& evaluations_on_this_thread() {
+    thread_local std::size_t count = 0;
+    return count;
+}
 
 template <Element T>
 void check_feed(const Spec<T>& spec, const Feed<T>& feed) {
@@ -39,8 +42,6 @@ void check_feed(const Spec<T>& spec, const Feed<T>& feed) {
                         node.shape().str());
     }
 }
-
-}  // namespace
 
 template <Element T>
 std::vector<const Tensor<T>*> source_values(const Spec<T>& spec,
@@ -92,12 +93,15 @@ std::vector<Tensor<T>> interpret(const Spec<T>& spec,
         for (std::size_t i = 0; i < node.operands().size(); ++i) {
             operands[i] = &values[node.operands()[i]];
         }
+        ++evaluations_on_this_thread();
         values[index] = evaluate_node<T>(
             node, std::span<const Tensor<T>* const>(operands.data(), node.operands().size()));
     }
     return values;
 }
 
+template void check_feed(const Spec<float>&, const Feed<float>&);
+template void check_feed(const Spec<double>&, const Feed<double>&);
 template Tensor<float> evaluate_node(const Node&, std::span<const Tensor<float>* const>);
 template Tensor<double> evaluate_node(const Node&, std::span<const Tensor<double>* const>);
 template std::vector<const Tensor<float>*> source_values(const Spec<float>&,

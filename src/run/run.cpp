@@ -9,8 +9,10 @@
 namespace topos {
 
 template <Element T>
-Run<T>::Run(std::shared_ptr<const detail::NetworkState<T>> network, Contents contents)
-    : network_(std::move(network)), contents_(std::move(contents)) {}
+Run<T>::Run(std::shared_ptr<const detail::NetworkState<T>> network,
+            std::shared_ptr<const detail::RunLayout> layout,
+            std::vector<Tensor<T>> values)
+    : network_(std::move(network)), layout_(std::move(layout)), values_(std::move(values)) {}
 
 template <Element T>
 Network<T> Run<T>::network() const {
@@ -20,13 +22,13 @@ Network<T> Run<T>::network() const {
 template <Element T>
 const Tensor<T>& Run<T>::of(Symbol node) const {
     const Node& found = network_->spec.node(node, "Run::of");
-    if (!contents_.readable[found.index()]) {
+    if (!layout_->readable[found.index()]) {
         throw ReadError("node " + std::to_string(found.index()) + " (" +
                         std::string(name_of(found.opcode())) + ") is not readable: " +
-                        contents_.declaration +
+                        layout_->declaration +
                         " does not declare it; add it to the entry's roots or observe({...})");
     }
-    return contents_.values[found.index()];
+    return values_[static_cast<std::size_t>(layout_->slot[found.index()])];
 }
 
 template <Element T>
@@ -37,8 +39,13 @@ Field<T> Run<T>::backward(Symbol target) const {
                             std::to_string(node.index()) + " has shape " + node.shape().str() +
                             "; reduce it first (e.g. sum()) or record tape.vjp with a seed");
     }
-    detail::ComputingBuilder<T> build(
-        network_->spec, contents_.values, contents_.retained, contents_.declaration);
+    if (!layout_->backward_ready) {
+        throw ReadError("Run::backward needs the values the reverse scan reads, but " +
+                        layout_->declaration +
+                        " frees them; lower the entry with .backward() (a memory posture that "
+                        "keeps them), or use Entry::interpret or Network::forward");
+    }
+    detail::ComputingBuilder<T> build(network_->spec, *layout_, values_);
     const auto adjoints =
         detail::reverse_scan(network_->spec.nodes, node.index(), build.scalar(1.0), build);
     std::vector<Tensor<T>> field(network_->spec.nodes.size());

@@ -22,6 +22,7 @@ concept Element = std::same_as<T, float> || std::same_as<T, double>;
 
 namespace detail {
 [[noreturn]] void throw_element_count_mismatch(const Shape& shape, std::size_t given);
+struct TensorAccess;
 }  // namespace detail
 
 template <Element T>
@@ -29,8 +30,8 @@ class Tensor {
 public:
     using value_type = T;
 
-    // A rank-0 tensor holding zero.
-    Tensor() : Tensor(T{0}) {}
+    // A rank-0 tensor holding zero (shares one static buffer: never allocates).
+    Tensor();
 
     // A rank-0 tensor (implicit, so `run.of(x)` compares and feeds read naturally).
     Tensor(T scalar);  // NOLINT(google-explicit-constructor)
@@ -73,6 +74,8 @@ public:
     std::string str() const;
 
 private:
+    friend struct detail::TensorAccess;
+
     Tensor(Shape shape, std::shared_ptr<T[]> storage)
         : shape_(std::move(shape)), storage_(std::move(storage)) {}
 

@@ -12,6 +12,8 @@
 
 #include <initializer_list>
 #include <memory>
+#include <ranges>
+#include <vector>
 #include <span>
 #include <string>
 
@@ -19,6 +21,9 @@ namespace topos {
 
 template <Element T>
 class Tape;
+
+template <Element T>
+class Entry;
 
 template <Element T>
 class Network {
@@ -43,6 +48,20 @@ public:
     // input, SymbolError when `parameters` belong to another network.
     Run<T> forward(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds = {}) const;
     Run<T> forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
+
+    // Declares an export of this network: the values a run must compute and may
+    // read (see Entry). Accepts symbols or values, as a braced list or any range.
+    Entry<T> entry(std::initializer_list<Symbol> roots) const;
+    Entry<T> entry(const std::vector<Symbol>& roots) const;
+
+    template <std::ranges::input_range Range>
+    Entry<T> entry(const Range& roots) const {
+        std::vector<Symbol> symbols;
+        for (const auto& root : roots) {
+            symbols.push_back(Symbol(root));
+        }
+        return entry(symbols);
+    }
 
     // A new tape holding the same nodes, to record more on top. This network is
     // unchanged, and its symbols stay valid on what the new tape seals into.

@@ -7,6 +7,7 @@
 #include <topos/graph/symbol.hpp>
 #include <topos/run/parameters.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,8 +18,19 @@ template <Element T>
 class Network;
 
 namespace detail {
+
 template <Element T>
 struct NetworkState;
+
+// Which nodes a run stores and which of them it may show; shared by every run of
+// one plan or entry, so a run carries only its values.
+struct RunLayout {
+    std::vector<std::int32_t> slot;  // by node index: where the value is stored, or -1
+    std::vector<bool> readable;      // by node index: declared readable
+    bool backward_ready = false;     // stores everything the reverse scan reads
+    std::string declaration;         // how the run was declared, for error messages
+};
+
 }  // namespace detail
 
 template <Element T>
@@ -57,24 +69,20 @@ public:
     // The engine reverse scan from a rank-0 target: every node's adjoint, with the
     // contributions of a value's several readers summed in reader order. Throws
     // GradientError for a non-scalar target, ReadError when the run did not keep
-    // what the scan reads (lower the entry with .backward()).
+    // what the scan reads (a plan's run needs an entry lowered with .backward()).
     Field<T> backward(Symbol target) const;
 
     Network<T> network() const;
 
-    // Assembled by the interpreter and by plans.
-    struct Contents {
-        std::vector<Tensor<T>> values;  // by node index
-        std::vector<bool> readable;     // by node index
-        std::vector<bool> retained;     // by node index: what backward may read
-        std::string declaration;        // for error messages: how the run was declared
-    };
-
-    Run(std::shared_ptr<const detail::NetworkState<T>> network, Contents contents);
+    // Assembled by the interpreter, entries and plans: `values` by the layout's slots.
+    Run(std::shared_ptr<const detail::NetworkState<T>> network,
+        std::shared_ptr<const detail::RunLayout> layout,
+        std::vector<Tensor<T>> values);
 
 private:
     std::shared_ptr<const detail::NetworkState<T>> network_;
-    Contents contents_;
+    std::shared_ptr<const detail::RunLayout> layout_;
+    std::vector<Tensor<T>> values_;
 };
 
 extern template class Field<float>;

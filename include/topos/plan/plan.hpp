@@ -1,0 +1,73 @@
+// Plan<T>: what lowering an entry derives: the schedule of the declared values'
+// ancestors, what happens to each value once computed (its liveness), and the
+// offset of every intermediate buffer in one arena. A plan holds no state: it
+// takes Parameters per call, serves every training step and any number of
+// threads at once, and outlives a reopen of its network.
+#pragma once
+
+#include <topos/core/tensor.hpp>
+#include <topos/graph/node.hpp>
+#include <topos/run/entry.hpp>
+#include <topos/run/parameters.hpp>
+#include <topos/run/run.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace topos {
+
+namespace detail {
+template <Element T>
+struct PlanState;
+}  // namespace detail
+
+// What a plan does with one scheduled value once it is computed.
+struct Liveness {
+    enum class Kind : std::uint8_t {
+        Freed,       // released after node `after`, its last reader
+        Kept,        // declared: readable after the run
+        Retained,    // backward posture: the reverse scan reads it
+        Releasable,  // backward posture: could be released after node `after`
+    };
+    Kind kind;
+    std::uint32_t after = 0;  // a node index, for Freed and Releasable
+};
+
+template <Element T>
+class Plan {
+public:
+    explicit Plan(std::shared_ptr<const detail::PlanState<T>> state) : state_(std::move(state)) {}
+
+    // One line per scheduled node with its liveness, then the summary lines.
+    std::string describe() const;
+
+    // Runs the schedule. The run reads only the declared values (ReadError
+    // otherwise); feeds and parameters are checked as in Network::forward.
+    Run<T> forward(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds = {}) const;
+    Run<T> forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
+
+    // Elements alive at each scheduled position (see docs/guide/entries-and-plans.md).
+    const std::vector<std::size_t>& live_series() const;
+
+    // The scheduled nodes, in schedule order, and their liveness.
+    std::span<const Node> nodes() const;
+    std::span<const Liveness> liveness() const;
+
+    // The size of the arena that holds every intermediate value, in elements.
+    std::size_t arena_elements() const;
+
+    const Entry<T>& entry() const;
+
+private:
+    std::shared_ptr<const detail::PlanState<T>> state_;
+};
+
+extern template class Plan<float>;
+extern template class Plan<double>;
+
+}  // namespace topos

@@ -1,0 +1,92 @@
+// Entry<T>: one declared export of a network: the roots a run must compute, the
+// interior values it will also observe, the memory posture and the numerics.
+// Every executor honours that keep-set: the interpreter evaluates exactly the
+// ancestors of the declared values, a plan is a schedule of the same closure,
+// and a read outside the declaration throws ReadError. Entries are values;
+// several entries of one network coexist and share its parameters.
+#pragma once
+
+#include <topos/core/tensor.hpp>
+#include <topos/graph/network.hpp>
+#include <topos/graph/symbol.hpp>
+#include <topos/run/run.hpp>
+
+#include <initializer_list>
+#include <iosfwd>
+#include <ranges>
+#include <span>
+#include <vector>
+
+namespace topos {
+
+// Exact: the same bits as Network::forward, in every build. Fast (the default):
+// a backend may serve large products with sums in its own order.
+enum class Numerics : std::uint8_t {
+    Exact,
+    Fast,
+};
+
+std::ostream& operator<<(std::ostream& out, Numerics numerics);
+
+template <Element T>
+class Plan;
+
+template <Element T>
+class Entry {
+public:
+    // Throws EntryError for an empty root list, SymbolError for another network's symbol.
+    Entry(Network<T> network, std::vector<Symbol> roots);
+
+    // A copy that also declares `values` readable.
+    Entry observe(std::initializer_list<Symbol> values) const {
+        return observe(std::vector<Symbol>(values));
+    }
+
+    template <std::ranges::input_range Range>
+    Entry observe(const Range& values) const {
+        std::vector<Symbol> symbols;
+        for (const auto& value : values) {
+            symbols.push_back(Symbol(value));
+        }
+        return observe(symbols);
+    }
+
+    Entry observe(const std::vector<Symbol>& values) const;
+
+    Entry numerics(Numerics numerics) const;
+
+    // The backward memory posture: runs keep every value Run::backward reads.
+    Entry backward() const;
+
+    // The oracle over just the declared values' ancestors.
+    Run<T> interpret(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds = {}) const;
+    Run<T> interpret(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
+
+    // The compiled schedule of this declaration.
+    Plan<T> lower() const;
+
+    const Network<T>& network() const { return network_; }
+
+    const std::vector<Symbol>& roots() const { return roots_; }
+
+    const std::vector<Symbol>& observed() const { return observed_; }
+
+    // Roots then observed values, in declaration order, each once.
+    std::vector<Symbol> declared() const;
+
+    Numerics numerics() const { return numerics_; }
+
+    bool keeps_backward() const { return backward_; }
+
+private:
+    Network<T> network_;
+    std::vector<Symbol> roots_;
+    std::vector<Symbol> observed_;
+    Numerics numerics_ = Numerics::Fast;
+    bool backward_ = false;
+};
+
+extern template class Entry<float>;
+extern template class Entry<double>;
+
+}  // namespace topos

@@ -1,0 +1,194 @@
+#include <topos/core/error.hpp>
+#include <topos/plan/plan.hpp>
+
+#include "core/tensor_access.hpp"
+#include "graph/describe.hpp"
+#include "plan/plan_state.hpp"
+#include "run/interpreter.hpp"
+
+#include <sstream>
+
+namespace topos {
+namespace {
+
+std::string liveness_word(const Liveness& liveness) {
+    switch (liveness.kind) {
+        case Liveness::Kind::Freed:
+            return "freed after " + std::to_string(liveness.after);
+        case Liveness::Kind::Kept:
+            return "kept";
+        case Liveness::Kind::Retained:
+            return "retained";
+        case Liveness::Kind::Releasable:
+            return "releasable after " + std::to_string(liveness.after);
+    }
+    return {};
+}
+
+template <Element T>
+std::string summary(const detail::PlanState<T>& plan) {
+    const bool backward = plan.entry.keeps_backward();
+    const auto node_at = [&](std::size_t position) { return plan.schedule.order[position]; };
+    std::ostringstream out;
+    out << "plan: " << (backward ? "retain" : "forward") << "; " << plan.schedule.order.size()
+        << " of " << plan.network->spec.nodes.size() << " nodes evaluated, " << plan.readable
+        << " readable\n";
+    if (backward) {
+        out << "live volume: retain-all " << plan.volume.retain_all << ", release floor "
+            << plan.volume.peak << " at node " << node_at(plan.volume.peak_position) << '\n';
+    } else {
+        out << "live volume: peak " << plan.volume.peak << " elements at node "
+            << node_at(plan.volume.peak_position) << ", retain-all " << plan.volume.retain_all
+            << '\n';
+    }
+    return out.str();
+}
+
+// The tensors of the plan's scheduled sources for one run.
+template <Element T>
+std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
+                                             const Parameters<T>& parameters,
+                                             std::span<const Feed<T>> feeds) {
+    const auto& spec = plan.network->spec;
+    const auto& layout = *plan.network->parameter_layout;
+    if (!parameters.layout()->same_slots(layout)) {
+        throw SymbolError("these parameters were made for another network (or for a version "
+                          "of this one with other parameter nodes); use network.parameters()");
+    }
+    std::vector<const Tensor<T>*> sources(plan.sources.size(), nullptr);
+    for (const Feed<T>& feed : feeds) {
+        detail::check_feed(spec, feed);
+        const std::int32_t use = plan.source_of_node[feed.symbol.index()];
+        if (use >= 0) {
+            if (sources[static_cast<std::size_t>(use)] != nullptr) {
+                throw FeedError("input node " + std::to_string(feed.symbol.index()) +
+                                " is fed twice in one run");
+            }
+            sources[static_cast<std::size_t>(use)] = &feed.value;
+        }
+    }
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const std::uint32_t node = plan.sources[i].node;
+        if (spec.nodes[node].opcode() == Opcode::Parameter) {
+            sources[i] = &parameters.values()[static_cast<std::size_t>(layout.slot_of_node[node])];
+        } else if (sources[i] == nullptr) {
+            sources[i] = &spec.payload(node);
+        }
+    }
+    return sources;
+}
+
+template <Element T>
+std::span<T> arena_of(std::size_t elements) {
+    thread_local std::vector<T> arena;
+    if (arena.size() < elements) {
+        arena.resize(elements);
+    }
+    return arena;
+}
+
+}  // namespace
+
+template <Element T>
+std::string Plan<T>::describe() const {
+    const detail::PlanState<T>& plan = *state_;
+    std::vector<detail::DescribeRow> rows;
+    rows.reserve(plan.nodes.size());
+    for (std::size_t position = 0; position < plan.nodes.size(); ++position) {
+        detail::DescribeRow row = detail::describe_row(plan.nodes[position]);
+        row.tail = liveness_word(plan.liveness[position]);
+        rows.push_back(std::move(row));
+    }
+    return detail::render_table(rows) + summary(plan);
+}
+
+template <Element T>
+Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds) const {
+    return forward(parameters, std::span<const Feed<T>>(feeds.begin(), feeds.size()));
+}
+
+template <Element T>
+Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const {
+    const detail::PlanState<T>& plan = *state_;
+    const std::vector<const Tensor<T>*> sources = gather_sources(plan, parameters, feeds);
+    const std::span<T> arena = arena_of<T>(plan.arena_elements);
+    std::vector<std::shared_ptr<T[]>> stored(plan.stored_nodes.size());
+    for (std::size_t slot = 0; slot < stored.size(); ++slot) {
+        const Node& node = plan.network->spec.nodes[plan.stored_nodes[slot]];
+        if (!is_source(node.opcode())) {
+            stored[slot] = detail::TensorAccess::allocate<T>(node.shape().elements());
+        }
+    }
+    const auto address = [&](const detail::Location& location) -> T* {
+        switch (location.kind) {
+            case detail::Location::Kind::Arena:
+                return arena.data() + location.index;
+            case detail::Location::Kind::Stored:
+                return stored[location.index].get();
+            case detail::Location::Kind::Source:
+                break;
+        }
+        return nullptr;
+    };
+    std::array<detail::View<T>, Node::max_operands> views{};
+    for (const detail::Step<T>& step : plan.steps) {
+        const std::span<const std::uint32_t> operands = step.node->operands();
+        for (std::size_t i = 0; i < operands.size(); ++i) {
+            const detail::Location& location = step.operands[i];
+            const T* data = location.kind == detail::Location::Kind::Source
+                                ? sources[location.index]->data().data()
+                                : address(location);
+            views[i] = {data, &plan.network->spec.nodes[operands[i]].shape()};
+        }
+        step.kernel(*step.node,
+                    std::span<const detail::View<T>>(views.data(), operands.size()),
+                    address(step.output));
+    }
+    std::vector<Tensor<T>> values;
+    values.reserve(stored.size());
+    for (std::size_t slot = 0; slot < stored.size(); ++slot) {
+        const std::uint32_t index = plan.stored_nodes[slot];
+        const Node& node = plan.network->spec.nodes[index];
+        values.push_back(stored[slot]
+                             ? detail::TensorAccess::adopt<T>(node.shape(), std::move(stored[slot]))
+                             : *sources[static_cast<std::size_t>(plan.source_of_node[index])]);
+    }
+    return Run<T>(plan.network, plan.run_layout, std::move(values));
+}
+
+template <Element T>
+const std::vector<std::size_t>& Plan<T>::live_series() const {
+    return state_->volume.series;
+}
+
+template <Element T>
+std::span<const Node> Plan<T>::nodes() const {
+    return state_->nodes;
+}
+
+template <Element T>
+std::span<const Liveness> Plan<T>::liveness() const {
+    return state_->liveness;
+}
+
+template <Element T>
+std::size_t Plan<T>::arena_elements() const {
+    return state_->arena_elements;
+}
+
+template <Element T>
+const Entry<T>& Plan<T>::entry() const {
+    return state_->entry;
+}
+
+template <Element T>
+Plan<T> Entry<T>::lower() const {
+    return Plan<T>(std::make_shared<const detail::PlanState<T>>(detail::lower_entry(*this)));
+}
+
+template class Plan<float>;
+template class Plan<double>;
+template Plan<float> Entry<float>::lower() const;
+template Plan<double> Entry<double>::lower() const;
+
+}  // namespace topos

@@ -1,0 +1,67 @@
+// What lowering derives and every plan call reads: the schedule and its
+// liveness for describe(), and the executable steps with their buffer locations.
+#pragma once
+
+#include <topos/plan/plan.hpp>
+
+#include "graph/spec.hpp"
+#include "ops/op_info.hpp"
+#include "plan/liveness.hpp"
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace topos::detail {
+
+// Where a step finds an operand or writes its result.
+struct Location {
+    enum class Kind : std::uint8_t {
+        Source,  // a parameter, input or leaf tensor: index into the run's source list
+        Arena,   // an intermediate: offset in elements into the arena
+        Stored,  // a value the run stores: index into the run's values
+    };
+    Kind kind;
+    std::size_t index;
+};
+
+// A scheduled source and where its tensor comes from.
+struct SourceUse {
+    std::uint32_t node;
+    std::int32_t stored_slot;  // the run's slot when declared or retained, else -1
+};
+
+template <Element T>
+struct Step {
+    Kernel<T> kernel;
+    const Node* node;
+    std::array<Location, Node::max_operands> operands;
+    Location output;
+};
+
+template <Element T>
+struct PlanState {
+    explicit PlanState(Entry<T> declared)
+        : entry(std::move(declared)), network(entry.network().state()) {}
+
+    Entry<T> entry;
+    std::shared_ptr<const NetworkState<T>> network;
+    Schedule schedule;
+    std::vector<Node> nodes;  // the scheduled nodes, in order
+    std::vector<Liveness> liveness;
+    LiveVolume volume;
+    std::size_t readable = 0;
+
+    // Execution.
+    std::vector<SourceUse> sources;
+    std::vector<std::int32_t> source_of_node;  // by node index: index into `sources`, or -1
+    std::vector<Step<T>> steps;
+    std::vector<std::uint32_t> stored_nodes;  // by run slot
+    std::size_t arena_elements = 0;
+    std::shared_ptr<const RunLayout> run_layout;
+};
+
+template <Element T>
+PlanState<T> lower_entry(const Entry<T>& entry);
+
+}  // namespace topos::detail
