@@ -1,4 +1,4 @@
-// The model map of topos: record, run, differentiate, train.
+// The model map of topos: record, run, differentiate, train: initialisers and modules.
 #pragma once
 
 #include <topos/autodiff/adjoints.hpp>
@@ -8,5 +8,8 @@
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/model/init.hpp>
+#include <topos/model/linear.hpp>
+#include <topos/model/mlp.hpp>
 #include <topos/run/parameters.hpp>
 #include <topos/run/run.hpp>

@@ -1,0 +1,129 @@
+// Entries and plans: declare what a run may read, lower it into a plan, and read
+// the plan: its schedule, its liveness, its live volume, its postures.
+#include <topos/topos.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace {
+
+using topos::Symbol;
+using topos::Tape;
+using topos::Tensor;
+
+struct Walkthrough {
+    topos::Network<float> network;
+    Symbol weights;
+    Symbol hidden;
+    Symbol loss;
+};
+
+// The walk-through graph: loss = sum(tanh(input weights)^2).
+Walkthrough record_walkthrough() {
+    Tape<float> tape;
+    auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
+    auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
+    auto hidden = input.matmul(weights).tanh();
+    auto loss = (hidden * hidden).sum();
+    Walkthrough graph{topos::Network<float>(nullptr), weights, hidden, loss};
+    graph.network = std::move(tape).into_network();
+    return graph;
+}
+
+void lowering() {
+    std::cout << "== Lowering\n\n";
+    const Walkthrough graph = record_walkthrough();
+    std::cout << graph.network.entry({graph.loss}).lower().describe() << '\n';
+}
+
+void observability_is_a_license() {
+    std::cout << "== Observability is a license\n\n";
+    const Walkthrough graph = record_walkthrough();
+    const auto roots_only = graph.network.entry({graph.loss}).lower();
+    const auto observed = graph.network.entry({graph.loss}).observe({graph.hidden}).lower();
+    std::cout << "roots only:\n" << roots_only.describe() << '\n';
+    std::cout << "observe hidden:\n" << observed.describe() << '\n';
+}
+
+void unreached_nodes_are_not_scheduled() {
+    std::cout << "== Nodes an entry does not reach\n\n";
+    Tape<float> tape;
+    auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
+    auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
+    auto hidden = input.matmul(weights).tanh();
+    auto loss = (hidden * hidden).sum();
+    const auto adjoints = tape.differentiate(loss, {weights});
+    const auto network = std::move(tape).into_network();
+    const auto training = network.entry(adjoints.roots()).lower();
+    std::cout << training.describe() << '\n';
+}
+
+void live_volume() {
+    std::cout << "== Live volume\n\n";
+    Tape<float> tape;
+    topos::Mlp mlp(tape, {8, 32, 32, 4}, topos::Activation::Tanh, topos::init::xavier(3));
+    const Tensor<float> features = topos::init::normal(5, 1.0)(topos::Shape{64, 8});
+    auto predicted = mlp.express(tape.input(features));
+    auto loss = (predicted * predicted).sum();
+    const auto adjoints = tape.differentiate(loss, mlp.parameters());
+    const Symbol loss_symbol = loss;
+    const auto network = std::move(tape).into_network();
+    const auto training = network.entry(adjoints.roots()).lower();
+    const auto inference = network.entry({loss_symbol}).lower();
+    for (const auto& [name, plan] : {std::pair{"loss + gradients", &training},
+                                     std::pair{"loss only", &inference}}) {
+        std::cout << name << ": " << plan->live_series().size() << " scheduled nodes, elements alive:\n ";
+        for (std::size_t elements : plan->live_series()) {
+            std::cout << ' ' << elements;
+        }
+        std::cout << "\n\n";
+    }
+}
+
+void the_backward_posture() {
+    std::cout << "== The backward posture\n\n";
+    const Walkthrough graph = record_walkthrough();
+    const auto plan = graph.network.entry({graph.loss}).backward().lower();
+    const auto run = plan.forward(graph.network.parameters(), {});
+    const auto gradients = run.backward(graph.loss);
+    std::cout << plan.describe() << '\n'
+              << "d loss / d weights through the plan's run: " << gradients.of(graph.weights)
+              << "\n\n";
+}
+
+void exact_and_fast() {
+    std::cout << "== Exact and Fast\n\n";
+    Tape<float> tape;
+    auto weights = tape.parameter(topos::init::xavier(3)(topos::Shape{64, 64}));
+    auto batch = tape.input(topos::init::normal(5, 1.0)(topos::Shape{32, 64}));
+    const Symbol loss = batch.matmul(weights).tanh().sum();
+    const auto network = std::move(tape).into_network();
+    const auto parameters = network.parameters();
+    const auto interpreter = network.forward(parameters, {});
+    const auto exact =
+        network.entry({loss}).numerics(topos::Numerics::Exact).lower().forward(parameters, {});
+    const auto fast = network.entry({loss}).lower().forward(parameters, {});
+    if (!interpreter.of(loss).bit_equal(exact.of(loss))) {
+        std::cerr << "an exact plan differs from the interpreter\n";
+        std::exit(1);
+    }
+    std::cout << "interpreter " << interpreter.of(loss) << '\n'
+              << "exact plan  " << exact.of(loss) << '\n'
+              << "fast plan   " << fast.of(loss) << "\n\n"
+              << "exact == interpreter: asserted, in every build\n"
+              << "fast == exact: "
+              << (fast.of(loss).bit_equal(exact.of(loss)) ? "yes, no backend is on in this build"
+                                                          : "no: a backend summed in its own order")
+              << '\n';
+}
+
+}  // namespace
+
+int main() {
+    lowering();
+    observability_is_a_license();
+    unreached_nodes_are_not_scheduled();
+    live_volume();
+    the_backward_posture();
+    exact_and_fast();
+}

@@ -1,0 +1,43 @@
+// Linear<T>: y = x w + b over a batch of rows, x of shape [batch, in]. A module:
+// express(x) records the forward on x's tape, parameters() lists the trainable
+// values, describe() says what it holds.
+#pragma once
+
+#include <topos/graph/tape.hpp>
+#include <topos/graph/value.hpp>
+#include <topos/model/init.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace topos {
+
+template <Element T>
+class Linear {
+public:
+    // Weight [in, out] from `weight_init`, bias [out] zeros.
+    template <class Initialiser>
+    Linear(Tape<T>& tape, std::size_t in, std::size_t out, const Initialiser& weight_init)
+        : weight_(tape.parameter(weight_init.template make<T>(Shape{in, out}))),
+          bias_(tape.parameter(Tensor<T>::filled(Shape{out}, T{0}))) {}
+
+    Value<T> express(const Value<T>& x) const { return x.matmul(weight_) + bias_; }
+
+    std::vector<Value<T>> parameters() const { return {weight_, bias_}; }
+
+    const Value<T>& weight() const { return weight_; }
+
+    const Value<T>& bias() const { return bias_; }
+
+    std::string describe() const;
+
+private:
+    Value<T> weight_;
+    Value<T> bias_;
+};
+
+extern template class Linear<float>;
+extern template class Linear<double>;
+
+}  // namespace topos

@@ -1,0 +1,62 @@
+// Mlp<T>: a stack of Linear layers of the given widths with one activation
+// between consecutive layers (none after the last).
+#pragma once
+
+#include <topos/model/linear.hpp>
+
+#include <cstddef>
+#include <initializer_list>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace topos {
+
+enum class Activation : std::uint8_t {
+    Identity,
+    Tanh,
+    Relu,
+    Sigmoid,
+};
+
+std::ostream& operator<<(std::ostream& out, Activation activation);
+
+template <Element T>
+Value<T> activate(const Value<T>& x, Activation activation);
+
+template <Element T>
+class Mlp {
+public:
+    // widths = {in, hidden..., out}: one Linear per consecutive pair.
+    template <class Initialiser>
+    Mlp(Tape<T>& tape,
+        std::initializer_list<std::size_t> widths,
+        Activation activation,
+        const Initialiser& weight_init)
+        : widths_(widths), activation_(activation) {
+        check_widths();
+        for (std::size_t i = 0; i + 1 < widths_.size(); ++i) {
+            layers_.emplace_back(tape, widths_[i], widths_[i + 1], weight_init);
+        }
+    }
+
+    Value<T> express(const Value<T>& x) const;
+
+    std::vector<Value<T>> parameters() const;
+
+    const std::vector<Linear<T>>& layers() const { return layers_; }
+
+    std::string describe() const;
+
+private:
+    void check_widths() const;
+
+    std::vector<std::size_t> widths_;
+    Activation activation_;
+    std::vector<Linear<T>> layers_;
+};
+
+extern template class Mlp<float>;
+extern template class Mlp<double>;
+
+}  // namespace topos

@@ -1,0 +1,102 @@
+#include <topos/core/error.hpp>
+#include <topos/model/mlp.hpp>
+
+#include <ostream>
+#include <sstream>
+
+namespace topos {
+
+std::ostream& operator<<(std::ostream& out, Activation activation) {
+    switch (activation) {
+        case Activation::Identity:
+            return out << "identity";
+        case Activation::Tanh:
+            return out << "tanh";
+        case Activation::Relu:
+            return out << "relu";
+        case Activation::Sigmoid:
+            return out << "sigmoid";
+    }
+    return out;
+}
+
+template <Element T>
+Value<T> activate(const Value<T>& x, Activation activation) {
+    switch (activation) {
+        case Activation::Identity:
+            return x;
+        case Activation::Tanh:
+            return x.tanh();
+        case Activation::Relu:
+            return x.relu();
+        case Activation::Sigmoid:
+            return x.sigmoid();
+    }
+    return x;
+}
+
+template <Element T>
+std::string Linear<T>::describe() const {
+    std::ostringstream out;
+    out << "Linear(" << weight_.shape()[0] << " -> " << weight_.shape()[1] << "): weight "
+        << weight_.shape() << " at node " << weight_.index() << ", bias " << bias_.shape()
+        << " at node " << bias_.index();
+    return out.str();
+}
+
+template <Element T>
+void Mlp<T>::check_widths() const {
+    if (widths_.size() < 2) {
+        throw ShapeError("an Mlp needs at least two widths (input and output), got " +
+                         std::to_string(widths_.size()));
+    }
+}
+
+template <Element T>
+Value<T> Mlp<T>::express(const Value<T>& x) const {
+    Value<T> y = x;
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        y = layers_[i].express(y);
+        if (i + 1 < layers_.size()) {
+            y = activate(y, activation_);
+        }
+    }
+    return y;
+}
+
+template <Element T>
+std::vector<Value<T>> Mlp<T>::parameters() const {
+    std::vector<Value<T>> all;
+    for (const Linear<T>& layer : layers_) {
+        for (const Value<T>& parameter : layer.parameters()) {
+            all.push_back(parameter);
+        }
+    }
+    return all;
+}
+
+template <Element T>
+std::string Mlp<T>::describe() const {
+    std::ostringstream out;
+    std::size_t count = 0;
+    out << "Mlp(";
+    for (std::size_t i = 0; i < widths_.size(); ++i) {
+        out << (i ? " -> " : "") << widths_[i];
+    }
+    out << ", " << activation_ << ")\n";
+    for (const Linear<T>& layer : layers_) {
+        out << "  " << layer.describe() << '\n';
+        count += layer.weight().shape().elements() + layer.bias().shape().elements();
+    }
+    out << "  " << count << " parameters";
+    return out.str();
+}
+
+template Value<float> activate(const Value<float>&, Activation);
+template Value<double> activate(const Value<double>&, Activation);
+template class Linear<float>;
+template class Linear<double>;
+template class Mlp<float>;
+template class Mlp<double>;
+
+}  // namespace topos
