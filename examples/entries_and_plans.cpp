@@ -2,6 +2,7 @@
 // the plan: its schedule, its liveness, its live volume, its postures.
 #include <topos/topos.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -80,6 +81,32 @@ void live_volume() {
     }
 }
 
+// What a run of the plan really holds beside the plan's accounting: the arena
+// (every intermediate) against the live-volume peak, both in bytes.
+void arena_against_live_volume() {
+    std::cout << "== The arena\n\n";
+    for (const std::size_t batch : {std::size_t{1}, std::size_t{64}, std::size_t{128}}) {
+        Tape<float> tape;
+        topos::Mlp mlp(tape, {64, 128, 128, 10}, topos::Activation::Tanh, topos::init::xavier(1));
+        auto predicted =
+            mlp.express(tape.input(topos::init::normal(2, 1.0)(topos::Shape{batch, 64})));
+        auto loss = (predicted * predicted).mean();
+        const auto adjoints = tape.differentiate(loss, mlp.parameters());
+        const Symbol loss_symbol = loss;
+        const auto network = std::move(tape).into_network();
+        for (const auto& [name, plan] :
+             {std::pair{"training ", network.entry(adjoints.roots()).lower()},
+              std::pair{"inference", network.entry({loss_symbol}).lower()}}) {
+            const std::size_t peak =
+                *std::max_element(plan.live_series().begin(), plan.live_series().end());
+            std::cout << "mlp 64-128-128-10, batch " << batch << ", " << name << ": arena "
+                      << plan.arena_elements() * sizeof(float) << " bytes, live-volume peak "
+                      << peak * sizeof(float) << " bytes\n";
+        }
+    }
+    std::cout << '\n';
+}
+
 void the_backward_posture() {
     std::cout << "== The backward posture\n\n";
     const Walkthrough graph = record_walkthrough();
@@ -124,6 +151,7 @@ int main() {
     observability_is_a_license();
     unreached_nodes_are_not_scheduled();
     live_volume();
+    arena_against_live_volume();
     the_backward_posture();
     exact_and_fast();
 }

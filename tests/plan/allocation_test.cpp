@@ -1,0 +1,65 @@
+// A plan's forward allocates per run, never per node: the count of heap
+// allocations in steady state does not grow with the number of nodes.
+#include <topos/topos.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<std::size_t> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+    ++allocations;
+    if (void* memory = std::malloc(size == 0 ? 1 : size)) {
+        return memory;
+    }
+    throw std::bad_alloc();
+}
+
+void operator delete(void* memory) noexcept {
+    std::free(memory);
+}
+
+void operator delete(void* memory, std::size_t) noexcept {
+    std::free(memory);
+}
+
+namespace topos {
+namespace {
+
+// A chain of `length` elementwise nodes over a [16] input, and its plan.
+std::size_t allocations_per_forward(std::size_t length) {
+    Tape<float> tape;
+    auto x = tape.input(Tensor<float>::filled({16}, 0.5f));
+    auto y = x;
+    for (std::size_t i = 0; i < length; ++i) {
+        y = (y * x).tanh() + x;
+    }
+    const Symbol loss = y.sum();
+    const auto network = std::move(tape).into_network();
+    const auto parameters = network.parameters();
+    const Plan<float> plan = network.entry({loss}).lower();
+    for (int warm = 0; warm < 3; ++warm) {
+        plan.forward(parameters, {});
+    }
+    const std::size_t before = allocations.load();
+    constexpr std::size_t runs = 10;
+    for (std::size_t run = 0; run < runs; ++run) {
+        plan.forward(parameters, {});
+    }
+    return (allocations.load() - before) / runs;
+}
+
+TEST(PlanAllocations, SteadyStateForwardAllocatesPerRunNotPerNode) {
+    const std::size_t short_chain = allocations_per_forward(10);
+    const std::size_t long_chain = allocations_per_forward(200);
+    EXPECT_EQ(short_chain, long_chain);
+    EXPECT_LE(long_chain, 8u);
+}
+
+}  // namespace
+}  // namespace topos

@@ -1,0 +1,175 @@
+// Entries and plans at run time: what they evaluate, what they let a caller
+// read, and that a plan's values are the interpreter's bits.
+#include <topos/topos.hpp>
+
+#include "run/interpreter.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+namespace topos {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Two branches off one input: a root and a value nobody declares.
+struct Branches {
+    Network<double> network{nullptr};
+    Symbol input;
+    Symbol scale;
+    Symbol inner;
+    Symbol root;
+    Symbol other;
+};
+
+Branches branches() {
+    Tape<double> tape;
+    auto x = tape.input(Tensor<double>({3}, {0.5, -1.0, 2.0}));
+    auto scale = tape.parameter(Tensor<double>({3}, {1.5, 2.0, -0.5}));
+    auto inner = (x * scale).tanh();
+    auto root = (inner * inner).sum();
+    auto other = x.exp().sum();
+    Branches graph;
+    graph.input = x;
+    graph.scale = scale;
+    graph.inner = inner;
+    graph.root = root;
+    graph.other = other;
+    graph.network = std::move(tape).into_network();
+    return graph;
+}
+
+TEST(Entry, InterpretEvaluatesExactlyTheAncestorsOfTheDeclaredValues) {
+    const Branches graph = branches();
+    std::size_t& evaluations = detail::evaluations_on_this_thread();
+    const std::size_t before = evaluations;
+    graph.network.entry({graph.root}).interpret(graph.network.parameters(), {});
+    // x * scale, tanh, inner * inner, sum: four computed ancestors; exp and its sum are skipped.
+    EXPECT_EQ(evaluations - before, 4u);
+    const std::size_t whole = evaluations;
+    graph.network.forward(graph.network.parameters(), {});
+    EXPECT_EQ(evaluations - whole, 6u);
+}
+
+TEST(Entry, ReadingAnUndeclaredValueThrowsReadError) {
+    const Branches graph = branches();
+    const topos::Run<double> run = graph.network.entry({graph.root}).interpret(graph.network.parameters(), {});
+    EXPECT_NO_THROW(run.of(graph.root));
+    EXPECT_THROW(run.of(graph.inner), ReadError);
+    EXPECT_THROW(run.of(graph.other), ReadError);
+}
+
+TEST(Plan, ReadingAnUndeclaredValueThrowsEvenWhenItsBufferIsLive) {
+    const Branches graph = branches();
+    // The input is a source the plan holds for the whole run, yet undeclared.
+    const topos::Run<double> run = graph.network.entry({graph.root}).lower().forward(graph.network.parameters(), {});
+    try {
+        run.of(graph.input);
+        FAIL() << "expected ReadError";
+    } catch (const ReadError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("observe"));
+    }
+}
+
+TEST(Plan, ObservedValuesAreReadable) {
+    const Branches graph = branches();
+    const auto parameters = graph.network.parameters();
+    const topos::Run<double> run =
+        graph.network.entry({graph.root}).observe({graph.inner, graph.input}).lower().forward(parameters, {});
+    const topos::Run<double> oracle = graph.network.forward(parameters, {});
+    EXPECT_TRUE(run.of(graph.inner).bit_equal(oracle.of(graph.inner)));
+    EXPECT_TRUE(run.of(graph.input).bit_equal(oracle.of(graph.input)));
+}
+
+TEST(Plan, FeedsOverlayDefaultsAsInTheInterpreter) {
+    const Branches graph = branches();
+    const auto parameters = graph.network.parameters();
+    const Tensor<double> fed({3}, {0.25, 0.75, -1.25});
+    const topos::Run<double> planned =
+        graph.network.entry({graph.root}).lower().forward(parameters, {{graph.input, fed}});
+    const topos::Run<double> oracle = graph.network.forward(parameters, {{graph.input, fed}});
+    EXPECT_TRUE(planned.of(graph.root).bit_equal(oracle.of(graph.root)));
+    EXPECT_THROW(graph.network.entry({graph.root}).lower().forward(parameters, {{graph.input, Tensor<double>(1.0)}}),
+                 FeedError);
+}
+
+TEST(Plan, BackwardWithoutTheBackwardPostureNamesTheFix) {
+    const Branches graph = branches();
+    const topos::Run<double> run = graph.network.entry({graph.root}).lower().forward(graph.network.parameters(), {});
+    try {
+        run.backward(graph.root);
+        FAIL() << "expected ReadError";
+    } catch (const ReadError& error) {
+        EXPECT_THAT(error.what(), HasSubstr(".backward()"));
+    }
+}
+
+TEST(Plan, BackwardPostureRunsTheReverseScanWithTheInterpretersBits) {
+    const Branches graph = branches();
+    const auto parameters = graph.network.parameters();
+    const topos::Run<double> run = graph.network.entry({graph.root}).backward().lower().forward(parameters, {});
+    const Field<double> planned = run.backward(graph.root);
+    const Field<double> oracle = graph.network.forward(parameters, {}).backward(graph.root);
+    EXPECT_TRUE(planned.of(graph.scale).bit_equal(oracle.of(graph.scale)));
+    EXPECT_TRUE(planned.of(graph.input).bit_equal(oracle.of(graph.input)));
+}
+
+TEST(Plan, SeveralEntriesOfOneNetworkShareItsParameters) {
+    const Branches graph = branches();
+    const auto parameters = graph.network.parameters().with(graph.scale, Tensor<double>({3}, {0.1, 0.2, 0.3}));
+    const Plan<double> training = graph.network.entry({graph.root}).lower();
+    const Plan<double> sampling = graph.network.entry({graph.inner}).lower();
+    const topos::Run<double> oracle = graph.network.forward(parameters, {});
+    EXPECT_TRUE(training.forward(parameters, {}).of(graph.root).bit_equal(oracle.of(graph.root)));
+    EXPECT_TRUE(sampling.forward(parameters, {}).of(graph.inner).bit_equal(oracle.of(graph.inner)));
+}
+
+TEST(Plan, SurvivesAReopenOfItsNetwork) {
+    const Branches graph = branches();
+    const Plan<double> plan = graph.network.entry({graph.root}).lower();
+    Tape<double> more = graph.network.reopen();
+    const auto extended = std::move(more).into_network();
+    const topos::Run<double> run = plan.forward(extended.parameters(), {});
+    EXPECT_TRUE(run.of(graph.root).bit_equal(graph.network.forward(graph.network.parameters(), {}).of(graph.root)));
+}
+
+TEST(Plan, ServesManyThreadsAtOnce) {
+    const Branches graph = branches();
+    const auto parameters = graph.network.parameters();
+    const Plan<double> plan = graph.network.entry({graph.root}).lower();
+    std::vector<Tensor<double>> results(8);
+    std::vector<Tensor<double>> expected(8);
+    for (std::size_t t = 0; t < 8; ++t) {
+        const Tensor<double> feed({3}, {0.1 * double(t), -0.2, 0.3 * double(t)});
+        expected[t] = graph.network.forward(parameters, {{graph.input, feed}}).of(graph.root);
+    }
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            const Tensor<double> feed({3}, {0.1 * double(t), -0.2, 0.3 * double(t)});
+            for (int repeat = 0; repeat < 50; ++repeat) {
+                results[t] = plan.forward(parameters, {{graph.input, feed}}).of(graph.root);
+            }
+        });
+    }
+    for (std::thread& thread : threads) {
+        thread.join();
+    }
+    for (std::size_t t = 0; t < 8; ++t) {
+        EXPECT_TRUE(results[t].bit_equal(expected[t])) << "thread " << t;
+    }
+}
+
+TEST(Entry, RejectsAnEmptyRootListAndForeignSymbols) {
+    const Branches graph = branches();
+    const Branches other = branches();
+    EXPECT_THROW(graph.network.entry(std::vector<Symbol>{}), EntryError);
+    EXPECT_THROW(graph.network.entry({other.root}), SymbolError);
+    EXPECT_THROW(graph.network.entry({graph.root}).observe({other.inner}), SymbolError);
+}
+
+}  // namespace
+}  // namespace topos
