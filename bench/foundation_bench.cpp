@@ -20,6 +20,7 @@ void record_scalar_graph(benchmark::State& state) {
         benchmark::DoNotOptimize(loss.index());
     }
 }
+
 BENCHMARK(record_scalar_graph);
 
 void scalar_graph_forward_backward(benchmark::State& state) {
@@ -37,6 +38,7 @@ void scalar_graph_forward_backward(benchmark::State& state) {
         benchmark::DoNotOptimize(gradients.of(w).scalar());
     }
 }
+
 BENCHMARK(scalar_graph_forward_backward);
 
 void matmul_tanh_sum(benchmark::State& state) {
@@ -51,10 +53,11 @@ void matmul_tanh_sum(benchmark::State& state) {
         auto gradients = run.backward(loss);
         benchmark::DoNotOptimize(gradients.of(weights).data().data());
     }
-    state.counters["GFLOP/s"] = benchmark::Counter(
-        3.0 * 2 * 64 * 256 * 256, benchmark::Counter::kIsIterationInvariantRate,
-        benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = benchmark::Counter(3.0 * 2 * 64 * 256 * 256,
+                                                   benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
 }
+
 BENCHMARK(matmul_tanh_sum)->Unit(benchmark::kMillisecond);
 
 }  // namespace

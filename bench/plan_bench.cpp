@@ -29,17 +29,18 @@ void mlp_network_forward(benchmark::State& state) {
         benchmark::DoNotOptimize(graph.network.forward(parameters, {}).of(graph.loss).scalar());
     }
 }
+
 BENCHMARK(mlp_network_forward)->Unit(benchmark::kMicrosecond);
 
 void mlp_plan_forward(benchmark::State& state) {
     const MlpGraph graph = mlp_graph();
     const auto parameters = graph.network.parameters();
-    const auto plan =
-        graph.network.entry({graph.loss}).numerics(topos::Numerics::Exact).lower();
+    const auto plan = graph.network.entry({graph.loss}).numerics(topos::Numerics::Exact).lower();
     for (auto _ : state) {
         benchmark::DoNotOptimize(plan.forward(parameters, {}).of(graph.loss).scalar());
     }
 }
+
 BENCHMARK(mlp_plan_forward)->Unit(benchmark::kMicrosecond);
 
 // A chain of `nodes` scalar additions: the time per node is the dispatch cost.
@@ -62,9 +63,11 @@ void dispatch_interpreter(benchmark::State& state) {
         benchmark::DoNotOptimize(network.forward(parameters, {}).of(last).scalar());
     }
     state.counters["ns/node"] = benchmark::Counter(
-        1000, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert,
+        1000,
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert,
         benchmark::Counter::kIs1000);
 }
+
 BENCHMARK(dispatch_interpreter)->Unit(benchmark::kMicrosecond);
 
 void dispatch_plan(benchmark::State& state) {
@@ -76,9 +79,11 @@ void dispatch_plan(benchmark::State& state) {
         benchmark::DoNotOptimize(plan.forward(parameters, {}).of(last).scalar());
     }
     state.counters["ns/node"] = benchmark::Counter(
-        1000, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert,
+        1000,
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert,
         benchmark::Counter::kIs1000);
 }
+
 BENCHMARK(dispatch_plan)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -71,9 +71,10 @@ void live_volume() {
     const auto network = std::move(tape).into_network();
     const auto training = network.entry(adjoints.roots()).lower();
     const auto inference = network.entry({loss_symbol}).lower();
-    for (const auto& [name, plan] : {std::pair{"loss + gradients", &training},
-                                     std::pair{"loss only", &inference}}) {
-        std::cout << name << ": " << plan->live_series().size() << " scheduled nodes, elements alive:\n ";
+    for (const auto& [name, plan] :
+         {std::pair{"loss + gradients", &training}, std::pair{"loss only", &inference}}) {
+        std::cout << name << ": " << plan->live_series().size()
+                  << " scheduled nodes, elements alive:\n ";
         for (std::size_t elements : plan->live_series()) {
             std::cout << ' ' << elements;
         }

@@ -59,8 +59,8 @@ void a_training_step() {
         }
     }
     const double learned = parameters.of(w).scalar();
-    std::cout << "learned w = " << learned << " (|w - 2| < 1e-6: "
-              << (std::abs(learned - 2.0) < 1e-6 ? "yes" : "no") << ")\n";
+    std::cout << "learned w = " << learned
+              << " (|w - 2| < 1e-6: " << (std::abs(learned - 2.0) < 1e-6 ? "yes" : "no") << ")\n";
 }
 
 }  // namespace

@@ -1,9 +1,8 @@
 #include "autodiff/builders.hpp"
 
-#include <topos/core/error.hpp>
-
 #include "graph/record.hpp"
 #include "run/interpreter.hpp"
+#include <topos/core/error.hpp>
 
 #include <array>
 
@@ -52,12 +51,17 @@ Ref ComputingBuilder<T>::apply(Opcode opcode,
                               std::span<const std::uint32_t>(ids.data(), operands.size()),
                               std::span<const Shape>(shapes.data(), operands.size()),
                               attributes);
-    const Node node(Symbol(), opcode, std::span<const std::uint32_t>(ids.data(), operands.size()), attributes, std::move(shape));
-    return keep(evaluate_node<T>(node, std::span<const Tensor<T>* const>(inputs.data(), operands.size())));
+    const Node node(Symbol(),
+                    opcode,
+                    std::span<const std::uint32_t>(ids.data(), operands.size()),
+                    attributes,
+                    std::move(shape));
+    return keep(
+        evaluate_node<T>(node, std::span<const Tensor<T>* const>(inputs.data(), operands.size())));
 }
 
 template <Element T>
-const Shape& ComputingBuilder<T>::shape(Ref ref) const {
+Shape ComputingBuilder<T>::shape(Ref ref) const {
     return ref.id < node_count() ? spec_.nodes[ref.id].shape()
                                  : computed_[ref.id - node_count()].shape();
 }
@@ -75,11 +79,12 @@ Ref RecordingBuilder<T>::apply(Opcode opcode,
     for (std::size_t i = 0; i < operands.size(); ++i) {
         ids[i] = operands[i].id;
     }
-    return Ref{append(tape_, opcode, std::span<const std::uint32_t>(ids.data(), operands.size()), attributes)};
+    return Ref{append(
+        tape_, opcode, std::span<const std::uint32_t>(ids.data(), operands.size()), attributes)};
 }
 
 template <Element T>
-const Shape& RecordingBuilder<T>::shape(Ref ref) const {
+Shape RecordingBuilder<T>::shape(Ref ref) const {
     return tape_.spec.nodes[ref.id].shape();
 }
 

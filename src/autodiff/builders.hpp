@@ -3,10 +3,9 @@
 // derivative). Forward values keep their node index as their Ref on both.
 #pragma once
 
-#include <topos/run/run.hpp>
-
 #include "graph/spec.hpp"
 #include "ops/op_info.hpp"
+#include <topos/run/run.hpp>
 
 #include <vector>
 
@@ -21,7 +20,7 @@ public:
                      const std::vector<Tensor<T>>& values);
 
     Ref apply(Opcode opcode, std::span<const Ref> operands, const Attributes& attributes) override;
-    const Shape& shape(Ref value) const override;
+    Shape shape(Ref value) const override;
     Ref scalar(double value) override;
 
     // A forward value (ReadError unless retained) or a computed one.
@@ -44,7 +43,7 @@ public:
     explicit RecordingBuilder(TapeState<T>& tape) : tape_(tape) {}
 
     Ref apply(Opcode opcode, std::span<const Ref> operands, const Attributes& attributes) override;
-    const Shape& shape(Ref value) const override;
+    Shape shape(Ref value) const override;
     Ref scalar(double value) override;
 
 private:

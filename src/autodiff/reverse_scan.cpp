@@ -22,8 +22,11 @@ std::vector<std::optional<Ref>> reverse_scan(const std::vector<Node>& nodes,
             operands[i] = Ref{node.operands()[i]};
             contributions[i].reset();
         }
-        const VjpContext context{
-            node, std::span<const Ref>(operands.data(), arity), Ref{index}, *adjoints[index], build};
+        const VjpContext context{node,
+                                 std::span<const Ref>(operands.data(), arity),
+                                 Ref{index},
+                                 *adjoints[index],
+                                 build};
         op_info(node.opcode()).vjp(context, std::span(contributions.data(), arity));
         for (std::size_t i = 0; i < arity; ++i) {
             if (!contributions[i]) {

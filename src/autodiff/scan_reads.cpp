@@ -30,8 +30,9 @@ public:
                                  attributes));
     }
 
-    const Shape& shape(Ref value) const override {
-        return value.id < nodes_.size() ? nodes_[value.id].shape() : made_[value.id - nodes_.size()];
+    Shape shape(Ref value) const override {
+        return value.id < nodes_.size() ? nodes_[value.id].shape()
+                                        : made_[value.id - nodes_.size()];
     }
 
     Ref scalar(double) override { return fresh(Shape{}); }

@@ -28,15 +28,34 @@ inline constexpr std::uint64_t mantissa_mask = 0x000f'ffff'ffff'ffff;
 inline constexpr std::uint64_t implicit_bit = 0x0010'0000'0000'0000;
 inline constexpr std::uint64_t exponent_of_one = 0x3ff0'0000'0000'0000;
 
-inline std::uint64_t to_bits(double x) { return std::bit_cast<std::uint64_t>(x); }
-inline double from_bits(std::uint64_t b) { return std::bit_cast<double>(b); }
-inline bool is_nan(double x) { return x != x; }
-inline bool sign_bit(double x) { return (to_bits(x) & sign_mask) != 0; }
-inline double magnitude(double x) { return from_bits(to_bits(x) & ~sign_mask); }
-inline double negate_if(bool negate, double x) { return negate ? -x : x; }
+inline std::uint64_t to_bits(double x) {
+    return std::bit_cast<std::uint64_t>(x);
+}
+
+inline double from_bits(std::uint64_t b) {
+    return std::bit_cast<double>(b);
+}
+
+inline bool is_nan(double x) {
+    return x != x;
+}
+
+inline bool sign_bit(double x) {
+    return (to_bits(x) & sign_mask) != 0;
+}
+
+inline double magnitude(double x) {
+    return from_bits(to_bits(x) & ~sign_mask);
+}
+
+inline double negate_if(bool negate, double x) {
+    return negate ? -x : x;
+}
 
 // 2^k for -1022 <= k <= 1023.
-inline double pow2(int k) { return from_bits(static_cast<std::uint64_t>(k + 1023) << 52); }
+inline double pow2(int k) {
+    return from_bits(static_cast<std::uint64_t>(k + 1023) << 52);
+}
 
 // y * 2^k with a single rounding, for |y| in [2^-60, 2^60] and -2044 <= k <= 2046.
 inline double scale_pow2(double y, int k) {
@@ -56,40 +75,47 @@ inline double round_to_integer(double v) {
 }
 
 // Unevaluated sum hi + lo (a double-double), and the error-free transformations that make them.
-struct dd {
+struct Pair {
     double hi;
     double lo;
 };
 
-inline dd two_sum(double a, double b) {
+inline Pair two_sum(double a, double b) {
     const double s = a + b;
     const double b_part = s - a;
     return {s, (a - (s - b_part)) + (b - b_part)};
 }
 
 // Exact when |a| >= |b| (or a == 0).
-inline dd fast_two_sum(double a, double b) {
+inline Pair fast_two_sum(double a, double b) {
     const double s = a + b;
     return {s, b - (s - a)};
 }
 
-inline dd two_prod(double a, double b) {
+inline Pair two_prod(double a, double b) {
     const double p = a * b;
     return {p, std::fma(a, b, -p)};
 }
 
+// (a.hi + a.lo) (b.hi + b.lo) to about 2^-104 relative (the product of the low parts is dropped).
+inline Pair mul(Pair a, Pair b) {
+    Pair p = two_prod(a.hi, b.hi);
+    p.lo += a.hi * b.lo + a.lo * b.hi;
+    return p;
+}
+
 // (n.hi + n.lo) / (d.hi + d.lo) with one final rounding and a tiny residual error.
-inline double divide(dd n, dd d) {
+inline double divide(Pair n, Pair d) {
     const double q = n.hi / d.hi;
     const double remainder = std::fma(-q, d.hi, n.hi) + (n.lo - q * d.lo);
     return q + remainder / d.hi;
 }
 
 // sum_{i >= first} c[i] x^(i - first), by Horner's rule with fused steps.
-template <std::size_t n>
-inline double horner(double x, const std::array<double, n>& c, std::size_t first = 0) {
-    double acc = c[n - 1];
-    for (std::size_t i = n - 1; i > first; --i) {
+template <std::size_t N>
+inline double horner(double x, const std::array<double, N>& c, std::size_t first = 0) {
+    double acc = c[N - 1];
+    for (std::size_t i = N - 1; i > first; --i) {
         acc = std::fma(acc, x, c[i - 1]);
     }
     return acc;
@@ -97,17 +123,17 @@ inline double horner(double x, const std::array<double, n>& c, std::size_t first
 
 // c[0] + c0_lo + x (c[1] + x (c[2] + ...)) as a pair; the last two steps are error-free, so the
 // result is accurate to about 2^-53 |x c[1] / c[0]| relative, not just to an ulp of itself.
-template <std::size_t n>
-inline dd horner_pair(double x, const std::array<double, n>& c, double c0_lo) {
-    const dd inner = two_sum(c[1], x * horner(x, c, 2));
-    dd p = two_prod(x, inner.hi);
+template <std::size_t N>
+inline Pair horner_pair(double x, const std::array<double, N>& c, double c0_lo) {
+    const Pair inner = two_sum(c[1], x * horner(x, c, 2));
+    Pair p = two_prod(x, inner.hi);
     p.lo += x * inner.lo;
-    const dd s = two_sum(c[0], p.hi);
+    const Pair s = two_sum(c[0], p.hi);
     return fast_two_sum(s.hi, s.lo + (p.lo + c0_lo));
 }
 
 // (hi + lo) * 2^k: lets results that underflow be rounded only once, at the very end.
-struct scaled {
+struct Scaled {
     double hi;
     double lo;
     int k;
@@ -260,49 +286,49 @@ inline constexpr std::array<std::uint32_t, 40> two_over_pi_bits{
 
 // ---- exp family: x = k ln2 + r, |r| <= ln2/2, exp(x) = 2^k (1 + expm1(r)).
 
-struct ln2_reduction {
+struct Ln2Reduction {
     double r;
     double r_lo;
     int k;
 };
 
 // x + x_lo = k ln2 + r + r_lo, for |x| < 1100.
-inline ln2_reduction reduce_ln2(double x, double x_lo) {
+inline Ln2Reduction reduce_ln2(double x, double x_lo) {
     const double k = round_to_integer(x * inv_ln2);
     const double a = x - k * ln2_hi;  // exact: k * ln2_hi is exact and close to x
-    const dd r = two_sum(a, x_lo - k * ln2_lo);
+    const Pair r = two_sum(a, x_lo - k * ln2_lo);
     return {r.hi, r.lo, static_cast<int>(k)};
 }
 
 // expm1(r + r_lo) for |r| <= 0.3467, |r_lo| <= 2^-52 |r|, as a normalised pair.
-inline dd expm1_kernel(double r, double r_lo) {
-    const dd r2 = two_prod(r, r);
-    const dd s = two_sum(r, 0.5 * r2.hi);
-    const double tail = s.lo + 0.5 * r2.lo + std::fma(r_lo, r, r_lo) +
-                        r * r2.hi * horner(r, expm1_poly);
+inline Pair expm1_kernel(double r, double r_lo) {
+    const Pair r2 = two_prod(r, r);
+    const Pair s = two_sum(r, 0.5 * r2.hi);
+    const double tail =
+        s.lo + 0.5 * r2.lo + std::fma(r_lo, r, r_lo) + r * r2.hi * horner(r, expm1_poly);
     return fast_two_sum(s.hi, tail);
 }
 
 // exp(x + x_lo) = 2^k (hi + lo) for |x| < 1100.
-inline scaled exp_kernel(double x, double x_lo) {
-    const ln2_reduction red = reduce_ln2(x, x_lo);
-    const dd m = expm1_kernel(red.r, red.r_lo);
-    const dd y = two_sum(1.0, m.hi);
+inline Scaled exp_kernel(double x, double x_lo) {
+    const Ln2Reduction red = reduce_ln2(x, x_lo);
+    const Pair m = expm1_kernel(red.r, red.r_lo);
+    const Pair y = two_sum(1.0, m.hi);
     return {y.hi, y.lo + m.lo, red.k};
 }
 
 // exp(x) as a pair, for |x| <= 45.
-inline dd exp_pair(double x) {
-    const scaled e = exp_kernel(x, 0.0);
-    const dd y = fast_two_sum(e.hi, e.lo);
+inline Pair exp_pair(double x) {
+    const Scaled e = exp_kernel(x, 0.0);
+    const Pair y = fast_two_sum(e.hi, e.lo);
     const double s = pow2(e.k);
     return {y.hi * s, y.lo * s};
 }
 
 // expm1(x) = 2^k (1 + m) - 1 as a pair, for |x| <= 45 (so |k| <= 65).
-inline dd expm1_pair(double x) {
-    const ln2_reduction red = reduce_ln2(x, 0.0);
-    const dd m = expm1_kernel(red.r, red.r_lo);
+inline Pair expm1_pair(double x) {
+    const Ln2Reduction red = reduce_ln2(x, 0.0);
+    const Pair m = expm1_kernel(red.r, red.r_lo);
     if (red.k == 0) {
         return m;
     }
@@ -316,19 +342,19 @@ inline dd expm1_pair(double x) {
         a = -1.0;
         a_lo = s;
     }
-    const dd sum = two_sum(a, s * m.hi);
+    const Pair sum = two_sum(a, s * m.hi);
     return fast_two_sum(sum.hi, sum.lo + (s * m.lo + a_lo));
 }
 
 // ---- log family: x = 2^e m, m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m-1)/(m+1).
 
-struct log_argument {
+struct LogArgument {
     int e;
     double m;
 };
 
 // Positive finite x (subnormals included) as 2^e m with m in [sqrt(1/2), sqrt(2)).
-inline log_argument split_log_argument(double x) {
+inline LogArgument split_log_argument(double x) {
     int e = 0;
     if (x < 0x1p-1022) {
         x *= 0x1p54;
@@ -345,61 +371,63 @@ inline log_argument split_log_argument(double x) {
 }
 
 // log(2^e (1 + f + f_lo)) as a normalised pair, for 1 + f in [sqrt(1/2), sqrt(2)] and |f_lo| <=
-// 2^-50; the relative error is about 2^-68 (the extra precision is what pow needs).
-inline dd log_kernel(int e, double f, double f_lo) {
-    dd d = two_sum(2.0, f);  // 2 + f
+// 2^-50. log(1 + f) = 2 atanh(s) = 2s + (2/3) s^3 + c0 s^5 + s^7 p(s^2); every term but the last
+// is carried as a pair, so the relative error is about 2^-67 (the precision that pow needs).
+inline Pair log_kernel(int e, double f, double f_lo) {
+    Pair d = two_sum(2.0, f);  // 2 + f
     d.lo += f_lo;
     const double s = f / d.hi;  // s + s_lo = (f + f_lo) / (2 + f + f_lo)
     const double s_lo = (std::fma(-s, d.hi, f) + f_lo - s * d.lo) / d.hi;
-    const dd z = two_prod(s, s);
-    dd s3 = two_prod(s, z.hi);
-    s3.lo += s * z.lo;
-    dd cubic = two_prod(two_thirds_hi, s3.hi);  // (2/3) s^3
-    cubic.lo += two_thirds_hi * s3.lo + two_thirds_lo * s3.hi;
+    const Pair z = two_prod(s, s);
+    const Pair s3 = mul({s, 0.0}, z);
+    const Pair s5 = mul(s3, z);
+    const Pair t3 = mul(s3, {two_thirds_hi, two_thirds_lo});
+    const Pair t5 = mul(s5, {log_poly[0], 0.0});
     const double ek = static_cast<double>(e);
-    const dd head = two_sum(ek * ln2_hi, 2.0 * s);
-    const dd sum = two_sum(head.hi, cubic.hi);
-    const double tail = head.lo + sum.lo + cubic.lo + ek * ln2_lo + 2.0 * s_lo * (1.0 + z.hi) +
-                        s3.hi * z.hi * horner(z.hi, log_poly);
-    return two_sum(sum.hi, tail);
+    const Pair sum1 = two_sum(ek * ln2_hi, 2.0 * s);
+    const Pair sum3 = two_sum(sum1.hi, t3.hi);
+    const Pair sum5 = two_sum(sum3.hi, t5.hi);
+    const double slope = 2.0 * (1.0 + z.hi * (1.0 + z.hi));  // d/ds 2 atanh(s) = 2 / (1 - s^2)
+    const double tail = sum1.lo + sum3.lo + sum5.lo + t3.lo + t5.lo + ek * ln2_lo + s_lo * slope +
+                        s5.hi * z.hi * horner(z.hi, log_poly, 1);
+    return two_sum(sum5.hi, tail);
 }
 
 // log(x) as a pair, for positive finite x.
-inline dd log_pair(double x) {
-    const log_argument a = split_log_argument(x);
+inline Pair log_pair(double x) {
+    const LogArgument a = split_log_argument(x);
     return log_kernel(a.e, a.m - 1.0, 0.0);  // m - 1 is exact
 }
 
 // log(1 + a + a_lo) as a pair, for a > -1 finite and |a_lo| <= 2^-52 |a|.
-inline dd log1p_kernel(double a, double a_lo) {
+inline Pair log1p_kernel(double a, double a_lo) {
     if (a > -0.2928 && a < 0.4142) {
         return log_kernel(0, a, a_lo);
     }
-    const dd u = two_sum(1.0, a);
-    const log_argument arg = split_log_argument(u.hi);
+    const Pair u = two_sum(1.0, a);
+    const LogArgument arg = split_log_argument(u.hi);
     return log_kernel(arg.e, arg.m - 1.0, arg.m * ((u.lo + a_lo) / u.hi));
 }
 
 // ---- sin and cos: x = k pi/2 + r with |r| <= pi/4, then a polynomial for sin or cos of r.
 
-struct angle_reduction {
+struct AngleReduction {
     double r;
     double r_lo;
     unsigned quadrant;  // k mod 4
 };
 
 // Cody-Waite reduction for 0 <= x < 2^20 with pi/2 carried to 157 bits.
-inline angle_reduction reduce_medium(double x) {
+inline AngleReduction reduce_medium(double x) {
     const double k = round_to_integer(x * two_over_pi);
     const double a = x - k * pio2_1;  // exact
-    const dd b = two_sum(a, -k * pio2_2);
-    const dd c = two_sum(b.hi, -k * pio2_3);
-    const dd r = fast_two_sum(c.hi, (b.lo + c.lo) - k * pio2_4);
+    const Pair b = two_sum(a, -k * pio2_2);
+    const Pair c = two_sum(b.hi, -k * pio2_3);
+    const Pair r = fast_two_sum(c.hi, (b.lo + c.lo) - k * pio2_4);
     return {r.hi, r.lo, static_cast<unsigned>(k) & 3u};
 }
 
-// 32 bits of 2/pi starting at bit j (bit 1 is the first after the binary point; bits j <= 0 are
-// zero).
+// 32 bits of 2/pi starting at bit j: bit 1 is the first after the binary point, bits j <= 0 are 0.
 inline std::uint32_t two_over_pi_word(int j) {
     if (j <= -31) {
         return 0;
@@ -416,7 +444,7 @@ inline std::uint32_t two_over_pi_word(int j) {
 
 // Payne-Hanek reduction for finite x >= 2^20: x = mant 2^e, and x 2/pi mod 4 is computed exactly
 // as mant times a 224-bit window of 2/pi (integer arithmetic), leaving 192 fraction bits.
-inline angle_reduction reduce_large(double x) {
+inline AngleReduction reduce_large(double x) {
     constexpr int limbs = 7;
     const std::uint64_t b = to_bits(x);
     const int e = static_cast<int>(b >> 52) - 1075;
@@ -449,19 +477,19 @@ inline angle_reduction reduce_large(double x) {
         }
         quadrant = (quadrant + 1u) & 3u;
     }
-    dd f{0.0, 0.0};
+    Pair f{0.0, 0.0};
     for (int i = limbs - 2; i >= 0; --i) {
         const double limb = static_cast<double>(product[static_cast<std::size_t>(i)]);
-        const dd s = two_sum(f.hi, limb * pow2(-32 * (limbs - 1 - i)));
+        const Pair s = two_sum(f.hi, limb * pow2(-32 * (limbs - 1 - i)));
         f = {s.hi, f.lo + s.lo};
     }
     f = fast_two_sum(f.hi, f.lo);
-    dd r = two_prod(f.hi, pio2_hi);
-    r = fast_two_sum(r.hi, r.lo + f.hi * pio2_lo + f.lo * pio2_hi);
+    const Pair angle = mul(f, {pio2_hi, pio2_lo});
+    const Pair r = fast_two_sum(angle.hi, angle.lo);
     return {negate_if(round_up, r.hi), negate_if(round_up, r.lo), quadrant};
 }
 
-inline angle_reduction reduce_angle(double x) {
+inline AngleReduction reduce_angle(double x) {
     return x < 0x1p20 ? reduce_medium(x) : reduce_large(x);
 }
 
@@ -472,7 +500,7 @@ inline double sin_kernel(double r, double r_lo) {
 }
 
 inline double cos_kernel(double r, double r_lo) {
-    const dd z = two_prod(r, r);
+    const Pair z = two_prod(r, r);
     const double half = 0.5 * z.hi;
     const double w = 1.0 - half;
     const double w_error = (1.0 - w) - half;  // exact
@@ -482,17 +510,17 @@ inline double cos_kernel(double r, double r_lo) {
 // ---- erf and erfc.
 
 // erf(u) = u (1 + q(u^2)) as a pair, for 0 <= u < 0.75 and z = u^2 as a pair.
-inline dd erf_small(double u, dd z) {
+inline Pair erf_small(double u, Pair z) {
     const double q = horner(z.hi, erf_poly) + z.lo * erf_poly[1];
-    const dd p = two_prod(u, q);
-    const dd s = two_sum(u, p.hi);
+    const Pair p = two_prod(u, q);
+    const Pair s = two_sum(u, p.hi);
     return fast_two_sum(s.hi, s.lo + p.lo);
 }
 
 // erfc(u + u_lo) = 2^k (hi + lo) for 0.75 <= u <= 28, |u_lo| <= 2^-52 u, z = (u + u_lo)^2 as a
 // pair: exp(-z) times the smooth factor exp(u^2) erfc(u) from the piecewise polynomials.
-inline scaled erfc_kernel(double u, double u_lo, dd z) {
-    dd r;  // exp(u^2) erfc(u)
+inline Scaled erfc_kernel(double u, double u_lo, Pair z) {
+    Pair r;  // exp(u^2) erfc(u)
     if (u < 3.0) {
         const bool near = u < 2.0;
         const double h = u - (near ? erfc_near_centre : erfc_mid_centre);  // exact
@@ -500,14 +528,14 @@ inline scaled erfc_kernel(double u, double u_lo, dd z) {
                  : horner_pair(h, erfc_mid_poly, erfc_mid_lo);
     } else {
         const double h = 1.0 / z.hi - erfc_far_centre;
-        const dd g = horner_pair(h, erfc_far_poly, erfc_far_lo);  // u r
+        const Pair g = horner_pair(h, erfc_far_poly, erfc_far_lo);  // u r
         r.hi = g.hi / u;
         r.lo = (std::fma(-r.hi, u, g.hi) + g.lo) / u;
     }
-    r.lo += u_lo * (2.0 * u * r.hi - two_over_sqrt_pi_hi);  // first order in u_lo: r' = 2ur - 2/sqrt(pi)
-    const scaled e = exp_kernel(-z.hi, -z.lo);
-    dd p = two_prod(e.hi, r.hi);
-    p.lo += e.hi * r.lo + e.lo * r.hi;
+    // First order in u_lo, with r' = 2 u r - 2 / sqrt(pi).
+    r.lo += u_lo * (2.0 * u * r.hi - two_over_sqrt_pi_hi);
+    const Scaled e = exp_kernel(-z.hi, -z.lo);
+    const Pair p = mul({e.hi, e.lo}, r);
     return {p.hi, p.lo, e.k};
 }
 
@@ -543,7 +571,7 @@ inline double exp(double x) {
     if (x < -745.2) {
         return 0.0;
     }
-    const detail::scaled e = detail::exp_kernel(x, 0.0);
+    const detail::Scaled e = detail::exp_kernel(x, 0.0);
     return detail::scale_pow2(e.hi + e.lo, e.k);
 }
 
@@ -560,7 +588,7 @@ inline double expm1(double x) {
     if (x < -45.0) {
         return -1.0;
     }
-    const detail::dd r = detail::expm1_pair(x);
+    const detail::Pair r = detail::expm1_pair(x);
     return r.hi + r.lo;
 }
 
@@ -574,7 +602,7 @@ inline double log(double x) {
     if (x == detail::infinity) {
         return x;
     }
-    const detail::dd r = detail::log_pair(x);
+    const detail::Pair r = detail::log_pair(x);
     return r.hi + r.lo;
 }
 
@@ -588,7 +616,7 @@ inline double log1p(double x) {
     if (x == detail::infinity || detail::magnitude(x) < 0x1p-54) {
         return x;
     }
-    const detail::dd r = detail::log1p_kernel(x, 0.0);
+    const detail::Pair r = detail::log1p_kernel(x, 0.0);
     return r.hi + r.lo;
 }
 
@@ -603,8 +631,8 @@ inline double tanh(double x) {
     }
     double r = 1.0;  // tanh rounds to 1 from 19.1 on
     if (ax < 22.0) {
-        const detail::dd e = detail::expm1_pair(2.0 * ax);
-        const detail::dd d = detail::two_sum(e.hi, 2.0);
+        const detail::Pair e = detail::expm1_pair(2.0 * ax);
+        const detail::Pair d = detail::two_sum(e.hi, 2.0);
         r = detail::divide(e, {d.hi, d.lo + e.lo});
     }
     return detail::negate_if(detail::sign_bit(x), r);
@@ -621,9 +649,9 @@ inline double sigmoid(double x) {
     if (x < -40.0) {
         return exact::exp(x);  // relative difference below 2^-57
     }
-    const detail::dd e = detail::exp_pair(-detail::magnitude(x));
-    const detail::dd d = detail::two_sum(1.0, e.hi);
-    const detail::dd denominator{d.hi, d.lo + e.lo};
+    const detail::Pair e = detail::exp_pair(-detail::magnitude(x));
+    const detail::Pair d = detail::two_sum(1.0, e.hi);
+    const detail::Pair denominator{d.hi, d.lo + e.lo};
     return x >= 0.0 ? detail::divide({1.0, 0.0}, denominator) : detail::divide(e, denominator);
 }
 
@@ -638,12 +666,12 @@ inline double softplus(double x) {
     if (x < -40.0) {
         return exact::exp(x);  // relative difference below 2^-58
     }
-    const detail::dd e = detail::exp_pair(-detail::magnitude(x));
-    const detail::dd l = detail::log1p_kernel(e.hi, e.lo);
+    const detail::Pair e = detail::exp_pair(-detail::magnitude(x));
+    const detail::Pair l = detail::log1p_kernel(e.hi, e.lo);
     if (x <= 0.0) {
         return l.hi + l.lo;
     }
-    const detail::dd s = detail::two_sum(x, l.hi);
+    const detail::Pair s = detail::two_sum(x, l.hi);
     return s.hi + (s.lo + l.lo);
 }
 
@@ -656,9 +684,9 @@ inline double sin(double x) {
     if (ax < 0x1p-26) {
         return x;
     }
-    const detail::angle_reduction a = detail::reduce_angle(ax);
-    double v = (a.quadrant & 1u) != 0 ? detail::cos_kernel(a.r, a.r_lo)
-                                      : detail::sin_kernel(a.r, a.r_lo);
+    const detail::AngleReduction a = detail::reduce_angle(ax);
+    double v =
+        (a.quadrant & 1u) != 0 ? detail::cos_kernel(a.r, a.r_lo) : detail::sin_kernel(a.r, a.r_lo);
     v = detail::negate_if((a.quadrant & 2u) != 0, v);
     return detail::negate_if(detail::sign_bit(x), v);
 }
@@ -671,9 +699,9 @@ inline double cos(double x) {
     if (ax < 0x1p-27) {
         return 1.0;
     }
-    const detail::angle_reduction a = detail::reduce_angle(ax);
-    const double v = (a.quadrant & 1u) != 0 ? detail::sin_kernel(a.r, a.r_lo)
-                                            : detail::cos_kernel(a.r, a.r_lo);
+    const detail::AngleReduction a = detail::reduce_angle(ax);
+    const double v =
+        (a.quadrant & 1u) != 0 ? detail::sin_kernel(a.r, a.r_lo) : detail::cos_kernel(a.r, a.r_lo);
     return detail::negate_if(((a.quadrant + 1u) & 2u) != 0, v);
 }
 
@@ -688,12 +716,12 @@ inline double erf(double x) {
     }
     double r = 1.0;
     if (u < 0.75) {
-        const detail::dd e = detail::erf_small(u, detail::two_prod(u, u));
+        const detail::Pair e = detail::erf_small(u, detail::two_prod(u, u));
         r = e.hi + e.lo;
     } else if (u < 6.0) {
-        const detail::scaled c = detail::erfc_kernel(u, 0.0, detail::two_prod(u, u));
+        const detail::Scaled c = detail::erfc_kernel(u, 0.0, detail::two_prod(u, u));
         const double s = detail::pow2(c.k);
-        const detail::dd d = detail::two_sum(1.0, -c.hi * s);
+        const detail::Pair d = detail::two_sum(1.0, -c.hi * s);
         r = d.hi + (d.lo - c.lo * s);
     }
     return detail::negate_if(detail::sign_bit(x), r);
@@ -715,22 +743,20 @@ inline double gelu(double x) {
     if (detail::magnitude(x) < 0x1p-60) {
         return 0.5 * x;  // also keeps the sign of zero
     }
-    const detail::dd x2 = detail::two_prod(x, x);
-    const detail::dd z{0.5 * x2.hi, 0.5 * x2.lo};
+    const detail::Pair x2 = detail::two_prod(x, x);
+    const detail::Pair z{0.5 * x2.hi, 0.5 * x2.lo};
     if (z.hi < 0.5625) {
         const double q = detail::horner(z.hi, detail::erf_poly) + z.lo * detail::erf_poly[1];
-        const detail::dd one_q = detail::two_sum(1.0, q);
-        detail::dd zc = detail::two_prod(z.hi, detail::inv_sqrt2_hi);
-        zc.lo += z.lo * detail::inv_sqrt2_hi + z.hi * detail::inv_sqrt2_lo;
-        detail::dd t = detail::two_prod(zc.hi, one_q.hi);
-        t.lo += zc.hi * one_q.lo + zc.lo * one_q.hi;
-        const detail::dd s = detail::two_sum(0.5 * x, t.hi);
+        const detail::Pair one_q = detail::two_sum(1.0, q);
+        const detail::Pair t =
+            detail::mul(detail::mul(z, {detail::inv_sqrt2_hi, detail::inv_sqrt2_lo}), one_q);
+        const detail::Pair s = detail::two_sum(0.5 * x, t.hi);
         return s.hi + (s.lo + t.lo);
     }
     const double ax = detail::magnitude(x);
     const double u = ax * detail::inv_sqrt2_hi;
     const double u_lo = std::fma(ax, detail::inv_sqrt2_hi, -u) + ax * detail::inv_sqrt2_lo;
-    const detail::scaled c = detail::erfc_kernel(u, u_lo, z);
+    const detail::Scaled c = detail::erfc_kernel(u, u_lo, z);
     if (x < 0.0) {  // x erfc(u) / 2, scaled last so that an underflow rounds once
         return detail::scale_pow2(0.5 * std::fma(x, c.hi, x * c.lo), c.k);
     }
@@ -738,11 +764,11 @@ inline double gelu(double x) {
         return x;
     }
     const double half = detail::pow2(c.k - 1);
-    const detail::dd d = detail::two_sum(1.0, -c.hi * half);
+    const detail::Pair d = detail::two_sum(1.0, -c.hi * half);
     return std::fma(x, d.hi, x * (d.lo - c.lo * half));
 }
 
-// pow(x, y) = exp(y log x) with log x carried to about 2^-68 and y log x as a pair; special cases
+// pow(x, y) = exp(y log x) with log x carried to about 2^-67 and y log x as a pair; special cases
 // follow IEEE 754 / C99 Annex F (pow(x, 0) = 1 and pow(1, y) = 1 even for NaN; a negative finite
 // x with non-integer y gives NaN).
 inline double pow(double x, double y) {
@@ -768,14 +794,14 @@ inline double pow(double x, double y) {
     if (x < 0.0 && parity < 0) {
         return detail::quiet_nan;
     }
-    const detail::dd l = detail::log_pair(ax);
-    detail::dd p = detail::two_prod(y, l.hi);
+    const detail::Pair l = detail::log_pair(ax);
+    detail::Pair p = detail::two_prod(y, l.hi);
     double r = 0.0;
     if (p.hi > 709.79) {
         r = detail::infinity;
     } else if (p.hi >= -745.2) {
         p.lo += y * l.lo;
-        const detail::scaled e = detail::exp_kernel(p.hi, p.lo);
+        const detail::Scaled e = detail::exp_kernel(p.hi, p.lo);
         r = detail::scale_pow2(e.hi + e.lo, e.k);
     }
     return detail::negate_if(negative, r);
@@ -783,19 +809,50 @@ inline double pow(double x, double y) {
 
 // ---- Public functions, float: the double version rounded once (nearly always correctly rounded).
 
-inline float exp(float x) { return static_cast<float>(exact::exp(static_cast<double>(x))); }
-inline float expm1(float x) { return static_cast<float>(exact::expm1(static_cast<double>(x))); }
-inline float log(float x) { return static_cast<float>(exact::log(static_cast<double>(x))); }
-inline float log1p(float x) { return static_cast<float>(exact::log1p(static_cast<double>(x))); }
-inline float tanh(float x) { return static_cast<float>(exact::tanh(static_cast<double>(x))); }
-inline float sigmoid(float x) { return static_cast<float>(exact::sigmoid(static_cast<double>(x))); }
+inline float exp(float x) {
+    return static_cast<float>(exact::exp(static_cast<double>(x)));
+}
+
+inline float expm1(float x) {
+    return static_cast<float>(exact::expm1(static_cast<double>(x)));
+}
+
+inline float log(float x) {
+    return static_cast<float>(exact::log(static_cast<double>(x)));
+}
+
+inline float log1p(float x) {
+    return static_cast<float>(exact::log1p(static_cast<double>(x)));
+}
+
+inline float tanh(float x) {
+    return static_cast<float>(exact::tanh(static_cast<double>(x)));
+}
+
+inline float sigmoid(float x) {
+    return static_cast<float>(exact::sigmoid(static_cast<double>(x)));
+}
+
 inline float softplus(float x) {
     return static_cast<float>(exact::softplus(static_cast<double>(x)));
 }
-inline float sin(float x) { return static_cast<float>(exact::sin(static_cast<double>(x))); }
-inline float cos(float x) { return static_cast<float>(exact::cos(static_cast<double>(x))); }
-inline float erf(float x) { return static_cast<float>(exact::erf(static_cast<double>(x))); }
-inline float gelu(float x) { return static_cast<float>(exact::gelu(static_cast<double>(x))); }
+
+inline float sin(float x) {
+    return static_cast<float>(exact::sin(static_cast<double>(x)));
+}
+
+inline float cos(float x) {
+    return static_cast<float>(exact::cos(static_cast<double>(x)));
+}
+
+inline float erf(float x) {
+    return static_cast<float>(exact::erf(static_cast<double>(x)));
+}
+
+inline float gelu(float x) {
+    return static_cast<float>(exact::gelu(static_cast<double>(x)));
+}
+
 inline float pow(float x, float y) {
     return static_cast<float>(exact::pow(static_cast<double>(x), static_cast<double>(y)));
 }

@@ -14,8 +14,8 @@ namespace detail {
 
 void throw_element_count_mismatch(const Shape& shape, std::size_t given) {
     throw ShapeError("a tensor of shape " + shape.str() + " needs " +
-                     std::to_string(shape.elements()) + " elements, but " +
-                     std::to_string(given) + " were given");
+                     std::to_string(shape.elements()) + " elements, but " + std::to_string(given) +
+                     " were given");
 }
 
 }  // namespace detail
@@ -93,8 +93,9 @@ Tensor<T> elementwise(const Tensor<T>& a, const Tensor<T>& b, const char* name, 
     const bool a_scalar = a.shape().rank() == 0;
     const bool b_scalar = b.shape().rank() == 0;
     if (!(a.shape() == b.shape()) && !a_scalar && !b_scalar) {
-        throw ShapeError(std::string("tensor ") + name + " needs equal shapes or a rank-0 operand, got " +
-                         a.shape().str() + " and " + b.shape().str());
+        throw ShapeError(std::string("tensor ") + name +
+                         " needs equal shapes or a rank-0 operand, got " + a.shape().str() +
+                         " and " + b.shape().str());
     }
     const Shape& shape = a_scalar ? b.shape() : a.shape();
     auto x = a.data();
@@ -114,7 +115,10 @@ void write_element(std::ostream& out, T value) {
 }
 
 template <Element T>
-void write_nested(std::ostream& out, const Tensor<T>& tensor, std::size_t axis, std::size_t offset) {
+void write_nested(std::ostream& out,
+                  const Tensor<T>& tensor,
+                  std::size_t axis,
+                  std::size_t offset) {
     const Shape& shape = tensor.shape();
     if (axis == shape.rank()) {
         write_element(out, tensor.data()[offset]);
@@ -177,13 +181,13 @@ std::ostream& operator<<(std::ostream& out, const Tensor<T>& tensor) {
 template class Tensor<float>;
 template class Tensor<double>;
 
-#define TOPOS_INSTANTIATE_TENSOR_OPERATORS(T)                                 \
-    template Tensor<T> operator+(const Tensor<T>&, const Tensor<T>&);        \
-    template Tensor<T> operator-(const Tensor<T>&, const Tensor<T>&);        \
-    template Tensor<T> operator*(const Tensor<T>&, const Tensor<T>&);        \
-    template Tensor<T> operator/(const Tensor<T>&, const Tensor<T>&);        \
-    template Tensor<T> operator-(const Tensor<T>&);                          \
-    template bool operator==(const Tensor<T>&, const Tensor<T>&);            \
+#define TOPOS_INSTANTIATE_TENSOR_OPERATORS(T)                         \
+    template Tensor<T> operator+(const Tensor<T>&, const Tensor<T>&); \
+    template Tensor<T> operator-(const Tensor<T>&, const Tensor<T>&); \
+    template Tensor<T> operator*(const Tensor<T>&, const Tensor<T>&); \
+    template Tensor<T> operator/(const Tensor<T>&, const Tensor<T>&); \
+    template Tensor<T> operator-(const Tensor<T>&);                   \
+    template bool operator==(const Tensor<T>&, const Tensor<T>&);     \
     template std::ostream& operator<<(std::ostream&, const Tensor<T>&);
 
 TOPOS_INSTANTIATE_TENSOR_OPERATORS(float)

@@ -1,10 +1,9 @@
-#include <topos/graph/network.hpp>
-#include <topos/graph/tape.hpp>
-#include <topos/run/entry.hpp>
-
 #include "graph/describe.hpp"
 #include "graph/spec.hpp"
 #include "run/interpreter.hpp"
+#include <topos/graph/network.hpp>
+#include <topos/graph/tape.hpp>
+#include <topos/run/entry.hpp>
 
 #include <vector>
 
@@ -49,9 +48,10 @@ Run<T> Network<T>::forward(const Parameters<T>& parameters,
 
 template <Element T>
 Run<T> Network<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const {
-    return Run<T>(state_,
-                  state_->whole_spec,
-                  detail::interpret(state_->spec, *state_->parameter_layout, parameters, feeds, {}));
+    return Run<T>(
+        state_,
+        state_->whole_spec,
+        detail::interpret(state_->spec, *state_->parameter_layout, parameters, feeds, {}));
 }
 
 template <Element T>

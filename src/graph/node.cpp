@@ -1,7 +1,6 @@
+#include "graph/describe.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/node.hpp>
-
-#include "graph/describe.hpp"
 
 #include <algorithm>
 #include <ostream>
@@ -12,9 +11,11 @@ Node::Node(Symbol symbol,
            Opcode opcode,
            std::span<const std::uint32_t> operands,
            Attributes attributes,
-           Shape shape)
+           Shape shape,
+           DType dtype)
     : symbol_(symbol),
       opcode_(opcode),
+      dtype_(dtype),
       operand_count_(static_cast<std::uint8_t>(operands.size())),
       attributes_(std::move(attributes)),
       shape_(std::move(shape)) {

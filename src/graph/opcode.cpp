@@ -1,7 +1,6 @@
+#include "ops/op_info.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/opcode.hpp>
-
-#include "ops/op_info.hpp"
 
 #include <algorithm>
 #include <ostream>
@@ -16,14 +15,41 @@ std::ostream& operator<<(std::ostream& out, Opcode opcode) {
     return out << name_of(opcode);
 }
 
+std::ostream& operator<<(std::ostream& out, DType dtype) {
+    switch (dtype) {
+        case DType::Real:
+            return out << "real";
+        case DType::Index:
+            return out << "index";
+    }
+    return out;
+}
+
+std::ostream& operator<<(std::ostream& out, Comparison comparison) {
+    switch (comparison) {
+        case Comparison::Equal:
+            return out << "EQ";
+        case Comparison::NotEqual:
+            return out << "NE";
+        case Comparison::Less:
+            return out << "LT";
+        case Comparison::LessEqual:
+            return out << "LE";
+        case Comparison::Greater:
+            return out << "GT";
+        case Comparison::GreaterEqual:
+            return out << "GE";
+    }
+    return out;
+}
+
 Axes::Axes(std::initializer_list<std::size_t> axes)
     : Axes(std::span<const std::size_t>(axes.begin(), axes.size())) {}
 
 Axes::Axes(std::span<const std::size_t> axes) : size_(axes.size()) {
     if (axes.size() > Shape::max_rank) {
         throw ShapeError("an axis list of " + std::to_string(axes.size()) +
-                         " entries exceeds the maximum rank of " +
-                         std::to_string(Shape::max_rank));
+                         " entries exceeds the maximum rank of " + std::to_string(Shape::max_rank));
     }
     std::ranges::copy(axes, axes_.begin());
 }
@@ -73,7 +99,19 @@ struct AttributePrinter {
 
     void operator()(const PadAttributes& a) const {
         out << "axis=" << a.axis << " before=" << a.before << " after=" << a.after;
+        if (a.interior != 0) {
+            out << " interior=" << a.interior;
+        }
     }
+
+    void operator()(const SliceAttributes& a) const {
+        out << "axis=" << a.axis << " start=" << a.start << " len=" << a.length
+            << " step=" << a.step;
+    }
+
+    void operator()(const CompareAttributes& a) const { out << "direction=" << a.direction; }
+
+    void operator()(const RowsAttributes& a) const { out << "rows=" << a.rows; }
 };
 
 }  // namespace

@@ -1,14 +1,44 @@
 #include "graph/record.hpp"
 
-#include <topos/core/error.hpp>
-
 #include "ops/op_info.hpp"
+#include <topos/core/error.hpp>
 
 #include <algorithm>
 #include <array>
 #include <sstream>
 
 namespace topos::detail {
+
+namespace {
+
+// The kind of a new node's elements: layout operations carry their operands'
+// kind; every other operation computes on reals, except at the operand
+// positions its row marks as indices.
+DType result_dtype(const ShapeCheck& check, const OpInfo& row, std::span<const DType> operands) {
+    if (row.carries_indices) {
+        for (DType dtype : operands) {
+            check.require(dtype == operands[0],
+                          "the operands mix indices and reals; convert the indices with "
+                          "one_hot first");
+        }
+        return operands.empty() ? DType::Real : operands[0];
+    }
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+        const bool wants_index = ((row.index_operands >> i) & 1U) != 0;
+        if (wants_index && operands[i] != DType::Index) {
+            check.fail("operand " + std::to_string(i) +
+                       " must hold indices; record them with tape.indices(...)");
+        }
+        if (!wants_index && operands[i] == DType::Index) {
+            check.fail("operand " + std::to_string(i) +
+                       " holds indices, which this operation does not compute on; turn them "
+                       "into reals with one_hot(...)");
+        }
+    }
+    return DType::Real;
+}
+
+}  // namespace
 
 template <Element T>
 std::uint32_t append(TapeState<T>& tape,
@@ -17,26 +47,34 @@ std::uint32_t append(TapeState<T>& tape,
                      const Attributes& attributes) {
     tape.check_open("record an operation");
     std::array<Shape, Node::max_operands> shapes;
+    std::array<DType, Node::max_operands> dtypes{};
     const std::size_t arity = std::min(operands.size(), Node::max_operands);
     for (std::size_t i = 0; i < arity; ++i) {
         shapes[i] = tape.spec.nodes[operands[i]].shape();
+        dtypes[i] = tape.spec.nodes[operands[i]].dtype();
     }
-    Shape shape = infer_shape(opcode, operands, std::span<const Shape>(shapes.data(), arity), attributes);
+    const std::span<const Shape> operand_shapes(shapes.data(), arity);
+    Shape shape = infer_shape(opcode, operands, operand_shapes, attributes);
+    const DType dtype = result_dtype(ShapeCheck(opcode, operands, operand_shapes, attributes),
+                                     op_info(opcode),
+                                     std::span<const DType>(dtypes.data(), arity));
     const auto index = static_cast<std::uint32_t>(tape.spec.nodes.size());
-    tape.spec.nodes.emplace_back(Symbol(index, tape.spec.id()), opcode, operands, attributes, std::move(shape));
+    tape.spec.nodes.emplace_back(
+        Symbol(index, tape.spec.id()), opcode, operands, attributes, std::move(shape), dtype);
     tape.spec.payload_slot.push_back(no_payload);
     return index;
 }
 
 template <Element T>
-std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload) {
+std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload, DType dtype) {
     tape.check_open("record a source");
     const auto index = static_cast<std::uint32_t>(tape.spec.nodes.size());
     tape.spec.nodes.emplace_back(Symbol(index, tape.spec.id()),
                                  opcode,
                                  std::span<const std::uint32_t>(),
                                  NoAttributes{},
-                                 payload.shape());
+                                 payload.shape(),
+                                 dtype);
     tape.spec.payload_slot.push_back(static_cast<std::uint32_t>(tape.spec.payloads.size()));
     tape.spec.payloads.push_back(std::move(payload));
     if (opcode == Opcode::Parameter) {
@@ -47,11 +85,8 @@ std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload
     return index;
 }
 
-Shape broadcast_shapes(Opcode opcode,
-                       std::uint32_t a_node,
-                       const Shape& a,
-                       std::uint32_t b_node,
-                       const Shape& b) {
+Shape broadcast_shapes(
+    Opcode opcode, std::uint32_t a_node, const Shape& a, std::uint32_t b_node, const Shape& b) {
     const std::size_t rank = std::max(a.rank(), b.rank());
     std::array<std::size_t, Shape::max_rank> extents{};
     for (std::size_t axis = 0; axis < rank; ++axis) {
@@ -61,8 +96,9 @@ Shape broadcast_shapes(Opcode opcode,
         if (x != y && x != 1 && y != 1) {
             std::ostringstream message;
             message << name_of(opcode) << " of node " << a_node << ' ' << a << ", node " << b_node
-                    << ' ' << b << ": the shapes do not broadcast (axis " << axis << " of the result: "
-                    << x << " vs " << y << "); aligned from the last axis, extents must be equal "
+                    << ' ' << b << ": the shapes do not broadcast (axis " << axis
+                    << " of the result: " << x << " vs " << y
+                    << "); aligned from the last axis, extents must be equal "
                     << "or 1";
             throw ShapeError(message.str());
         }
@@ -71,9 +107,15 @@ Shape broadcast_shapes(Opcode opcode,
     return Shape(std::span<const std::size_t>(extents.data(), rank));
 }
 
-template std::uint32_t append(TapeState<float>&, Opcode, std::span<const std::uint32_t>, const Attributes&);
-template std::uint32_t append(TapeState<double>&, Opcode, std::span<const std::uint32_t>, const Attributes&);
-template std::uint32_t append_source(TapeState<float>&, Opcode, Tensor<float>);
-template std::uint32_t append_source(TapeState<double>&, Opcode, Tensor<double>);
+template std::uint32_t append(TapeState<float>&,
+                              Opcode,
+                              std::span<const std::uint32_t>,
+                              const Attributes&);
+template std::uint32_t append(TapeState<double>&,
+                              Opcode,
+                              std::span<const std::uint32_t>,
+                              const Attributes&);
+template std::uint32_t append_source(TapeState<float>&, Opcode, Tensor<float>, DType);
+template std::uint32_t append_source(TapeState<double>&, Opcode, Tensor<double>, DType);
 
 }  // namespace topos::detail

@@ -17,14 +17,14 @@ std::uint32_t append(TapeState<T>& tape,
                      const Attributes& attributes);
 
 template <Element T>
-std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload);
+std::uint32_t append_source(TapeState<T>& tape,
+                            Opcode opcode,
+                            Tensor<T> payload,
+                            DType dtype = DType::Real);
 
 // The numpy-style common shape of two operands; throws ShapeError naming the
 // operation, both nodes and both shapes when they do not broadcast.
-Shape broadcast_shapes(Opcode opcode,
-                       std::uint32_t a_node,
-                       const Shape& a,
-                       std::uint32_t b_node,
-                       const Shape& b);
+Shape broadcast_shapes(
+    Opcode opcode, std::uint32_t a_node, const Shape& a, std::uint32_t b_node, const Shape& b);
 
 }  // namespace topos::detail

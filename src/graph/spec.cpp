@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
+#include <cstdint>
 
 namespace topos::detail {
 
@@ -15,6 +17,22 @@ std::uint64_t next_tape_id() {
 std::string counted(std::size_t count, const char* singular, const char* plural) {
     return std::to_string(count) + ' ' + (count == 1 ? singular : plural);
 }
+
+template <Element T>
+void check_indices(const Tensor<T>& indices, const char* reader) {
+    constexpr T exact_limit = std::same_as<T, float> ? T{16777216} : T{9007199254740992.0};
+    for (T value : indices.data()) {
+        const bool in_range = value >= -exact_limit && value <= exact_limit;  // false for NaN
+        if (!in_range || value != static_cast<T>(static_cast<std::int64_t>(value))) {
+            throw FeedError(std::string(reader) + ": an index input holds integers up to " +
+                            std::to_string(static_cast<std::int64_t>(exact_limit)) +
+                            " in magnitude, but got " + std::to_string(value));
+        }
+    }
+}
+
+template void check_indices(const Tensor<float>&, const char*);
+template void check_indices(const Tensor<double>&, const char*);
 
 template <Element T>
 bool Spec<T>::owns(Symbol symbol) const {

@@ -53,6 +53,10 @@ struct NetworkState {
 
 std::uint64_t next_tape_id();
 
+// Throws FeedError unless every element is an integer that T holds exactly.
+template <Element T>
+void check_indices(const Tensor<T>& indices, const char* reader);
+
 // "1 parameter", "2 inputs": a count and its noun in singular or plural.
 std::string counted(std::size_t count, const char* singular, const char* plural);
 

@@ -1,11 +1,10 @@
-#include <topos/core/error.hpp>
-#include <topos/graph/tape.hpp>
-
 #include "autodiff/builders.hpp"
 #include "autodiff/reverse_scan.hpp"
 #include "graph/describe.hpp"
 #include "graph/record.hpp"
 #include "graph/spec.hpp"
+#include <topos/core/error.hpp>
+#include <topos/graph/tape.hpp>
 
 namespace topos {
 
@@ -21,12 +20,30 @@ Value<T> Tape<T>::parameter(Tensor<T> initial) {
 
 template <Element T>
 Value<T> Tape<T>::input(Tensor<T> default_value) {
-    return Value<T>(state_, detail::append_source(*state_, Opcode::Input, std::move(default_value)));
+    return Value<T>(state_,
+                    detail::append_source(*state_, Opcode::Input, std::move(default_value)));
 }
 
 template <Element T>
 Value<T> Tape<T>::leaf(Tensor<T> constant) {
     return Value<T>(state_, detail::append_source(*state_, Opcode::Leaf, std::move(constant)));
+}
+
+template <Element T>
+Value<T> Tape<T>::indices(Tensor<T> default_indices) {
+    detail::check_indices(default_indices, "tape.indices");
+    return Value<T>(
+        state_,
+        detail::append_source(*state_, Opcode::Input, std::move(default_indices), DType::Index));
+}
+
+template <Element T>
+Value<T> Tape<T>::indices(const Shape& shape, std::initializer_list<std::int64_t> values) {
+    std::vector<T> converted;
+    for (std::int64_t value : values) {
+        converted.push_back(static_cast<T>(value));
+    }
+    return indices(Tensor<T>(shape, converted));
 }
 
 template <Element T>
@@ -93,9 +110,10 @@ Adjoints<T> record_adjoints(detail::TapeState<T>& tape,
         const std::size_t index = value.index();
         const bool reached = index < adjoints.size() && adjoints[index];
         const std::uint32_t gradient =
-            reached ? adjoints[index]->id
-                    : detail::append_source(
-                          tape, Opcode::Leaf, Tensor<T>::filled(tape.spec.nodes[index].shape(), T{0}));
+            reached
+                ? adjoints[index]->id
+                : detail::append_source(
+                      tape, Opcode::Leaf, Tensor<T>::filled(tape.spec.nodes[index].shape(), T{0}));
         gradients.emplace_back(value, tape.spec.nodes[gradient].symbol());
     }
     return Adjoints<T>(target.symbol(), std::move(gradients));

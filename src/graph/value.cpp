@@ -1,9 +1,11 @@
+#include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
 
-#include "graph/record.hpp"
-
+#include <algorithm>
 #include <array>
+#include <functional>
+#include <sstream>
 #include <vector>
 
 namespace topos {
@@ -43,6 +45,25 @@ Value<T> Value<T>::apply(Opcode opcode,
 
 namespace {
 
+// Broadcasts the batch axes of both operands to their numpy-style common shape.
+template <Element T>
+Value<T> batched_matmul(const Value<T>& a, const Value<T>& b) {
+    const Shape& x = a.shape();
+    const Shape& y = b.shape();
+    const Shape batch_x(x.extents().first(x.rank() - 2));
+    const Shape batch_y(y.extents().first(y.rank() - 2));
+    const Shape batch =
+        detail::broadcast_shapes(Opcode::MatMul, a.index(), batch_x, b.index(), batch_y);
+    auto full = [&](const Shape& matrix) {
+        Shape result = batch;
+        result = result.with_axis(result.rank(), matrix[matrix.rank() - 2]);
+        return result.with_axis(result.rank(), matrix[matrix.rank() - 1]);
+    };
+    const Value<T> left = a.broadcast_to(full(x));
+    const Value<T> right = b.broadcast_to(full(y));
+    return left.apply(Opcode::MatMul, {left, right});
+}
+
 template <Element T>
 Value<T> constant(const Value<T>& anchor, Tensor<T> payload) {
     return Value<T>(anchor.tape_state(),
@@ -50,17 +71,57 @@ Value<T> constant(const Value<T>& anchor, Tensor<T> payload) {
 }
 
 template <Element T>
-Value<T> broadcast_binary(Opcode opcode, const Value<T>& a, const Value<T>& b) {
-    if (a.shape() == b.shape()) {
-        return a.apply(opcode, {a, b});
+Value<T> broadcast_binary(Opcode opcode,
+                          const Value<T>& a,
+                          const Value<T>& b,
+                          const Attributes& attributes = NoAttributes{}) {
+    if (a.shape() == b.shape() || a.tape_state() != b.tape_state()) {
+        return a.apply(opcode, {a, b}, attributes);  // (reports a tape mismatch)
     }
-    if (a.tape_state() != b.tape_state()) {
-        return a.apply(opcode, {a, b});  // reports the tape mismatch
-    }
-    const Shape target = detail::broadcast_shapes(opcode, a.index(), a.shape(), b.index(), b.shape());
+    const Shape target =
+        detail::broadcast_shapes(opcode, a.index(), a.shape(), b.index(), b.shape());
     const Value<T> left = a.broadcast_to(target);
     const Value<T> right = b.broadcast_to(target);
-    return left.apply(opcode, {left, right});
+    return left.apply(opcode, {left, right}, attributes);
+}
+
+// The axes of a reduction, checked, in descending order (the recording order).
+template <Element T>
+std::vector<std::size_t> reduction_axes(const Value<T>& value, const Axes& axes) {
+    std::vector<std::size_t> sorted(axes.values().begin(), axes.values().end());
+    std::ranges::sort(sorted, std::greater<>());
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        if (sorted[i] >= value.shape().rank() || (i > 0 && sorted[i] == sorted[i - 1])) {
+            throw ShapeError("a reduction of node " + std::to_string(value.index()) + ' ' +
+                             value.shape().str() + " over axes " +
+                             [&] {
+                                 std::ostringstream out;
+                                 out << axes;
+                                 return out.str();
+                             }() +
+                             ": name each axis of the operand at most once");
+        }
+    }
+    return sorted;
+}
+
+// Applies a single-axis reduction over several axes, last first; `keep`
+// reinserts them with extent 1.
+template <Element T, class Reduce>
+Value<T> reduce_axes(const Value<T>& value, const Axes& axes, bool keep, Reduce reduce) {
+    const std::vector<std::size_t> sorted = reduction_axes(value, axes);
+    Value<T> result = value;
+    for (std::size_t axis : sorted) {
+        result = reduce(result, axis);
+    }
+    if (!keep) {
+        return result;
+    }
+    Shape kept = value.shape();
+    for (std::size_t axis : sorted) {
+        kept = kept.with_extent(axis, 1);
+    }
+    return result.reshape(kept);
 }
 
 }  // namespace
@@ -71,7 +132,8 @@ Value<T> Value<T>::broadcast_to(const Shape& target) const {
     if (source == target) {
         return *this;
     }
-    const Shape common = detail::broadcast_shapes(Opcode::BroadcastAlong, index_, source, index_, target);
+    const Shape common =
+        detail::broadcast_shapes(Opcode::BroadcastAlong, index_, source, index_, target);
     if (!(common == target)) {
         throw ShapeError("broadcast_to of node " + std::to_string(index_) + ' ' + source.str() +
                          ": cannot broadcast to " + target.str() +
@@ -100,25 +162,29 @@ Value<T> Value<T>::broadcast_to(const Shape& target) const {
     return result;
 }
 
-template <Element T>
-Value<T> Value<T>::exp() const {
-    return apply(Opcode::Exp, {*this});
-}
+#define TOPOS_UNARY_SPELLING(name, opcode)     \
+    template <Element T>                       \
+    Value<T> Value<T>::name() const {          \
+        return apply(Opcode::opcode, {*this}); \
+    }
 
-template <Element T>
-Value<T> Value<T>::log() const {
-    return apply(Opcode::Log, {*this});
-}
-
-template <Element T>
-Value<T> Value<T>::tanh() const {
-    return apply(Opcode::Tanh, {*this});
-}
-
-template <Element T>
-Value<T> Value<T>::sigmoid() const {
-    return apply(Opcode::Sigmoid, {*this});
-}
+TOPOS_UNARY_SPELLING(abs, Abs)
+TOPOS_UNARY_SPELLING(sign, Sign)
+TOPOS_UNARY_SPELLING(exp, Exp)
+TOPOS_UNARY_SPELLING(expm1, Expm1)
+TOPOS_UNARY_SPELLING(log, Log)
+TOPOS_UNARY_SPELLING(log1p, Log1p)
+TOPOS_UNARY_SPELLING(sqrt, Sqrt)
+TOPOS_UNARY_SPELLING(rsqrt, Rsqrt)
+TOPOS_UNARY_SPELLING(square, Square)
+TOPOS_UNARY_SPELLING(sin, Sin)
+TOPOS_UNARY_SPELLING(cos, Cos)
+TOPOS_UNARY_SPELLING(tanh, Tanh)
+TOPOS_UNARY_SPELLING(sigmoid, Sigmoid)
+TOPOS_UNARY_SPELLING(erf, Erf)
+TOPOS_UNARY_SPELLING(gelu, Gelu)
+TOPOS_UNARY_SPELLING(softplus, Softplus)
+#undef TOPOS_UNARY_SPELLING
 
 template <Element T>
 Value<T> Value<T>::relu() const {
@@ -131,13 +197,67 @@ Value<T> Value<T>::maximum(const Value& other) const {
 }
 
 template <Element T>
+Value<T> Value<T>::minimum(const Value& other) const {
+    return broadcast_binary(Opcode::Minimum, *this, other);
+}
+
+template <Element T>
+Value<T> Value<T>::pow(const Value& exponent) const {
+    return broadcast_binary(Opcode::Pow, *this, exponent);
+}
+
+template <Element T>
+Value<T> Value<T>::compare(const Value& other, Comparison direction) const {
+    return broadcast_binary(Opcode::Compare, *this, other, CompareAttributes{direction});
+}
+
+template <Element T>
+Value<T> Value<T>::equal(const Value& other) const {
+    return compare(other, Comparison::Equal);
+}
+
+template <Element T>
+Value<T> Value<T>::not_equal(const Value& other) const {
+    return compare(other, Comparison::NotEqual);
+}
+
+template <Element T>
+Value<T> Value<T>::less(const Value& other) const {
+    return compare(other, Comparison::Less);
+}
+
+template <Element T>
+Value<T> Value<T>::less_equal(const Value& other) const {
+    return compare(other, Comparison::LessEqual);
+}
+
+template <Element T>
+Value<T> Value<T>::greater(const Value& other) const {
+    return compare(other, Comparison::Greater);
+}
+
+template <Element T>
 Value<T> Value<T>::greater_equal(const Value& other) const {
-    return broadcast_binary(Opcode::GreaterEqual, *this, other);
+    return compare(other, Comparison::GreaterEqual);
 }
 
 template <Element T>
 Value<T> Value<T>::matmul(const Value& other) const {
-    return apply(Opcode::MatMul, {*this, other});
+    const Shape& a = shape();
+    const Shape& b = other.shape();
+    if (a.rank() > 2 && b.rank() == 2) {  // every row of the left through one matrix: no copies
+        const std::size_t columns = a[a.rank() - 1];
+        const Value rows =
+            reshape(Shape{a.elements() / std::max<std::size_t>(columns, 1), columns});
+        return rows.matmul(other).reshape(a.with_extent(a.rank() - 1, b[1]));
+    }
+    const bool same_batch =
+        a.rank() == b.rank() && a.rank() >= 2 &&
+        std::ranges::equal(a.extents().first(a.rank() - 2), b.extents().first(b.rank() - 2));
+    if (same_batch || a.rank() < 2 || b.rank() < 2) {
+        return apply(Opcode::MatMul, {*this, other});  // (the shape rule reports bad ranks)
+    }
+    return batched_matmul(*this, other);
 }
 
 template <Element T>
@@ -148,6 +268,58 @@ Value<T> Value<T>::sum() const {
 template <Element T>
 Value<T> Value<T>::sum(std::size_t axis) const {
     return apply(Opcode::Sum, {*this}, AxisAttributes{axis});
+}
+
+template <Element T>
+Value<T> Value<T>::sum(const Axes& axes, bool keep) const {
+    return reduce_axes(
+        *this, axes, keep, [](const Value& v, std::size_t axis) { return v.sum(axis); });
+}
+
+template <Element T>
+Value<T> Value<T>::mean(const Axes& axes, bool keep) const {
+    const Value total = sum(axes, keep);
+    std::size_t count = 1;
+    for (std::size_t axis : axes.values()) {
+        count *= shape()[axis];
+    }
+    return total / constant(*this, Tensor<T>::filled(total.shape(), static_cast<T>(count)));
+}
+
+template <Element T>
+Value<T> Value<T>::max() const {
+    Value result = *this;
+    while (result.shape().rank() > 0) {
+        result = result.max(result.shape().rank() - 1);
+    }
+    return result;
+}
+
+template <Element T>
+Value<T> Value<T>::max(std::size_t axis) const {
+    return apply(Opcode::Max, {*this}, AxisAttributes{axis});
+}
+
+template <Element T>
+Value<T> Value<T>::max(const Axes& axes, bool keep) const {
+    return reduce_axes(
+        *this, axes, keep, [](const Value& v, std::size_t axis) { return v.max(axis); });
+}
+
+template <Element T>
+Value<T> Value<T>::logsumexp(std::size_t axis, bool keep) const {
+    const Value result = apply(Opcode::LogSumExp, {*this}, AxisAttributes{axis});
+    return keep ? result.reshape(shape().with_extent(axis, 1)) : result;
+}
+
+template <Element T>
+Value<T> Value<T>::log_softmax(std::size_t axis) const {
+    return apply(Opcode::LogSoftmax, {*this}, AxisAttributes{axis});
+}
+
+template <Element T>
+Value<T> Value<T>::softmax(std::size_t axis) const {
+    return log_softmax(axis).exp();
 }
 
 template <Element T>
@@ -173,15 +345,58 @@ Value<T> Value<T>::permute(Axes order) const {
 }
 
 template <Element T>
+Value<T> Value<T>::transpose() const {
+    if (shape().rank() < 2) {
+        throw ShapeError("transpose of node " + std::to_string(index_) + ' ' + shape().str() +
+                         ": swapping the last two axes needs rank 2 or more");
+    }
+    return transpose(shape().rank() - 2, shape().rank() - 1);
+}
+
+template <Element T>
+Value<T> Value<T>::transpose(std::size_t first, std::size_t second) const {
+    std::vector<std::size_t> order(shape().rank());
+    for (std::size_t axis = 0; axis < order.size(); ++axis) {
+        order[axis] = axis;
+    }
+    if (first >= order.size() || second >= order.size()) {
+        throw ShapeError("transpose of node " + std::to_string(index_) + ' ' + shape().str() +
+                         ": axes " + std::to_string(first) + " and " + std::to_string(second) +
+                         " must both be below the rank " + std::to_string(order.size()));
+    }
+    std::swap(order[first], order[second]);
+    return permute(Axes(std::span<const std::size_t>(order)));
+}
+
+template <Element T>
+Value<T> Value<T>::squeeze(std::size_t axis) const {
+    if (axis >= shape().rank() || shape()[axis] != 1) {
+        throw ShapeError("squeeze of node " + std::to_string(index_) + ' ' + shape().str() +
+                         ": axis " + std::to_string(axis) + " is not an axis of extent 1");
+    }
+    return reshape(shape().without_axis(axis));
+}
+
+template <Element T>
+Value<T> Value<T>::unsqueeze(std::size_t axis) const {
+    if (axis > shape().rank()) {
+        throw ShapeError("unsqueeze of node " + std::to_string(index_) + ' ' + shape().str() +
+                         ": a new axis goes at a position from 0 to the rank " +
+                         std::to_string(shape().rank()));
+    }
+    return reshape(shape().with_axis(axis, 1));
+}
+
+template <Element T>
 Value<T> Value<T>::broadcast_along(std::size_t axis, std::size_t extent) const {
     return apply(Opcode::BroadcastAlong, {*this}, BroadcastAttributes{axis, extent});
 }
 
 template <Element T>
 Value<T> Value<T>::unfold(std::size_t axis,
-                         std::size_t size,
-                         std::size_t step,
-                         std::size_t dilation) const {
+                          std::size_t size,
+                          std::size_t step,
+                          std::size_t dilation) const {
     return apply(Opcode::Unfold, {*this}, WindowAttributes{axis, size, step, dilation});
 }
 
@@ -191,8 +406,97 @@ Value<T> Value<T>::narrow(std::size_t axis, std::size_t start, std::size_t lengt
 }
 
 template <Element T>
-Value<T> Value<T>::pad(std::size_t axis, std::size_t before, std::size_t after) const {
-    return apply(Opcode::Pad, {*this}, PadAttributes{axis, before, after});
+Value<T> Value<T>::fold(std::size_t axis,
+                        std::size_t size,
+                        std::size_t step,
+                        std::size_t dilation,
+                        std::size_t extent) const {
+    return apply(Opcode::Fold, {*this}, FoldAttributes{axis, size, step, dilation, extent});
+}
+
+template <Element T>
+Value<T> Value<T>::slice(std::size_t axis,
+                         std::size_t start,
+                         std::size_t stop,
+                         std::size_t step) const {
+    const std::size_t length = stop > start && step > 0 ? (stop - start + step - 1) / step : 0;
+    if (step == 1) {
+        return narrow(axis, start, length);
+    }
+    return apply(Opcode::Slice, {*this}, SliceAttributes{axis, start, length, step});
+}
+
+template <Element T>
+Value<T> Value<T>::pad(std::size_t axis,
+                       std::size_t before,
+                       std::size_t after,
+                       std::size_t interior) const {
+    return apply(Opcode::Pad, {*this}, PadAttributes{axis, before, after, interior});
+}
+
+template <Element T>
+Value<T> Value<T>::one_hot(std::size_t depth) const {
+    return apply(Opcode::OneHot, {*this}, RowsAttributes{depth});
+}
+
+template <Element T>
+Value<T> where(const Value<T>& mask, const Value<T>& a, const Value<T>& b) {
+    const Shape branches =
+        detail::broadcast_shapes(Opcode::Select, a.index(), a.shape(), b.index(), b.shape());
+    const Shape target =
+        detail::broadcast_shapes(Opcode::Select, mask.index(), mask.shape(), a.index(), branches);
+    const Value<T> m = mask.broadcast_to(target);
+    const Value<T> x = a.broadcast_to(target);
+    return m.apply(Opcode::Select, {m, x, b.broadcast_to(target)});
+}
+
+template <Element T>
+Value<T> concat(const std::vector<Value<T>>& values, std::size_t axis) {
+    if (values.empty()) {
+        throw ShapeError("concat needs at least one value");
+    }
+    std::vector<Value<T>> level = values;
+    while (level.size() > 1) {  // a balanced tree of binary joins
+        std::vector<Value<T>> next;
+        for (std::size_t i = 0; i + 1 < level.size(); i += 2) {
+            next.push_back(
+                level[i].apply(Opcode::Concat, {level[i], level[i + 1]}, AxisAttributes{axis}));
+        }
+        if (level.size() % 2 == 1) {
+            next.push_back(level.back());
+        }
+        level = std::move(next);
+    }
+    return level.front();
+}
+
+template <Element T>
+Value<T> stack(const std::vector<Value<T>>& values, std::size_t axis) {
+    std::vector<Value<T>> expanded;
+    for (const Value<T>& value : values) {
+        expanded.push_back(value.unsqueeze(axis));
+    }
+    return concat(expanded, axis);
+}
+
+template <Element T>
+Value<T> gather(const Value<T>& table, const Value<T>& indices) {
+    return table.apply(Opcode::Gather, {table, indices});
+}
+
+template <Element T>
+Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels) {
+    if (logits.shape().rank() != 2) {
+        throw ShapeError("cross_entropy of node " + std::to_string(logits.index()) + ' ' +
+                         logits.shape().str() + ": the logits must be [batch, classes]");
+    }
+    const Value<T> picked = (logits.log_softmax(1) * labels.one_hot(logits.shape()[1])).sum(1);
+    return -picked.mean();
+}
+
+template <Element T>
+Value<T> mse(const Value<T>& a, const Value<T>& b) {
+    return (a - b).square().mean();
 }
 
 template <Element T>
@@ -263,19 +567,25 @@ Value<T> operator/(std::type_identity_t<T> a, const Value<T>& b) {
 template class Value<float>;
 template class Value<double>;
 
-#define TOPOS_INSTANTIATE_VALUE_OPERATORS(T)                       \
-    template Value<T> operator+(const Value<T>&, const Value<T>&); \
-    template Value<T> operator-(const Value<T>&, const Value<T>&); \
-    template Value<T> operator*(const Value<T>&, const Value<T>&); \
-    template Value<T> operator/(const Value<T>&, const Value<T>&); \
-    template Value<T> operator-(const Value<T>&);                  \
-    template Value<T> operator+(const Value<T>&, std::type_identity_t<T>);               \
-    template Value<T> operator-(const Value<T>&, std::type_identity_t<T>);               \
-    template Value<T> operator*(const Value<T>&, std::type_identity_t<T>);               \
-    template Value<T> operator/(const Value<T>&, std::type_identity_t<T>);               \
-    template Value<T> operator+(std::type_identity_t<T>, const Value<T>&);               \
-    template Value<T> operator-(std::type_identity_t<T>, const Value<T>&);               \
-    template Value<T> operator*(std::type_identity_t<T>, const Value<T>&);               \
+#define TOPOS_INSTANTIATE_VALUE_OPERATORS(T)                                    \
+    template Value<T> where(const Value<T>&, const Value<T>&, const Value<T>&); \
+    template Value<T> concat(const std::vector<Value<T>>&, std::size_t);        \
+    template Value<T> stack(const std::vector<Value<T>>&, std::size_t);         \
+    template Value<T> gather(const Value<T>&, const Value<T>&);                 \
+    template Value<T> cross_entropy(const Value<T>&, const Value<T>&);          \
+    template Value<T> mse(const Value<T>&, const Value<T>&);                    \
+    template Value<T> operator+(const Value<T>&, const Value<T>&);              \
+    template Value<T> operator-(const Value<T>&, const Value<T>&);              \
+    template Value<T> operator*(const Value<T>&, const Value<T>&);              \
+    template Value<T> operator/(const Value<T>&, const Value<T>&);              \
+    template Value<T> operator-(const Value<T>&);                               \
+    template Value<T> operator+(const Value<T>&, std::type_identity_t<T>);      \
+    template Value<T> operator-(const Value<T>&, std::type_identity_t<T>);      \
+    template Value<T> operator*(const Value<T>&, std::type_identity_t<T>);      \
+    template Value<T> operator/(const Value<T>&, std::type_identity_t<T>);      \
+    template Value<T> operator+(std::type_identity_t<T>, const Value<T>&);      \
+    template Value<T> operator-(std::type_identity_t<T>, const Value<T>&);      \
+    template Value<T> operator*(std::type_identity_t<T>, const Value<T>&);      \
     template Value<T> operator/(std::type_identity_t<T>, const Value<T>&);
 
 TOPOS_INSTANTIATE_VALUE_OPERATORS(float)

@@ -1,6 +1,5 @@
-#include <topos/model/init.hpp>
-
 #include "core/exact_math.hpp"
+#include <topos/model/init.hpp>
 
 #include <cmath>
 #include <numbers>

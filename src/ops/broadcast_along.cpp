@@ -35,7 +35,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }  // namespace
 
 OpInfo broadcast_along_row() {
-    return {Opcode::BroadcastAlong, "BroadcastAlong", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::BroadcastAlong,
+            "BroadcastAlong",
+            1,
+            infer,
+            kernel<float>,
+            kernel<double>,
+            vjp,
+            0,
+            true};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,7 @@
 #include "ops/common.hpp"
 
+#include "ops/reduce.hpp"
+
 namespace topos::detail {
 
 Shape same_shape_unary(const ShapeCheck& check) {
@@ -11,6 +13,12 @@ Shape same_shape_binary(const ShapeCheck& check) {
                   "the operands' shapes differ; use the Value operators, which broadcast "
                   "numpy-style, or broadcast_along / reshape to make them equal");
     return check.operand(0);
+}
+
+Shape reduce_axis_shape(const ShapeCheck& check) {
+    const std::size_t axis = check.attributes<AxisAttributes>().axis;
+    check.require_axis(0, axis);
+    return check.operand(0).without_axis(axis);
 }
 
 AxisSplit split_at(const Shape& shape, std::size_t axis) {

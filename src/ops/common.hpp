@@ -5,9 +5,14 @@
 #include "ops/op_info.hpp"
 
 #include <cstddef>
+#include <numbers>
 #include <span>
 
 namespace topos::detail {
+
+inline constexpr double two_over_sqrt_pi = 2 * std::numbers::inv_sqrtpi;
+inline constexpr double inverse_sqrt_two = 1 / std::numbers::sqrt2;
+inline constexpr double inverse_sqrt_two_pi = std::numbers::inv_sqrtpi / std::numbers::sqrt2;
 
 // The shape rule of unary elementwise operations: the operand's shape.
 Shape same_shape_unary(const ShapeCheck& check);

@@ -19,11 +19,11 @@ Shape infer(const ShapeCheck& check) {
                       std::to_string(fold.axis) + " leaves no room in rank " +
                       std::to_string(shape.rank()));
     check_window(check, fold.size, fold.step, fold.dilation, fold.extent);
-    check.require(shape[fold.axis + 1] == fold.size &&
-                      shape[fold.axis] ==
-                          window_count(fold.extent, fold.size, fold.step, fold.dilation),
-                  "the operand's window axes do not match what unfolding an axis of extent " +
-                      std::to_string(fold.extent) + " gives; fold with the unfold's own attributes");
+    check.require(
+        shape[fold.axis + 1] == fold.size &&
+            shape[fold.axis] == window_count(fold.extent, fold.size, fold.step, fold.dilation),
+        "the operand's window axes do not match what unfolding an axis of extent " +
+            std::to_string(fold.extent) + " gives; fold with the unfold's own attributes");
     return shape.without_axis(fold.axis + 1).with_extent(fold.axis, fold.extent);
 }
 

@@ -1,24 +1,34 @@
-// MatMul: the product of a [m, k] and a [k, n] matrix. Each output element
-// starts at +0 and accumulates its k terms in ascending order with one fma each:
-// the order every faster exact kernel reproduces.
+// MatMul: the product of a [..., m, k] and a [..., k, n] operand, one matrix
+// product per batch index (the leading axes, equal on both sides). Each output
+// element starts at +0 and accumulates its k terms in ascending order with one
+// fma each: the order every faster exact kernel reproduces.
 #include "ops/rows.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 namespace topos::detail {
 namespace {
 
 Shape infer(const ShapeCheck& check) {
+    check.attributes<NoAttributes>();  // a product has no attributes to carry
     const Shape& a = check.operand(0);
     const Shape& b = check.operand(1);
-    check.require(a.rank() == 2 && b.rank() == 2,
-                  "matmul takes two rank-2 operands; reshape to [rows, columns] first");
-    check.require(a[1] == b[0],
-                  "the inner extents differ (" + std::to_string(a[1]) + " vs " +
-                      std::to_string(b[0]) + "); the left operand's columns must equal the "
-                      "right operand's rows (transpose one with permute({1, 0})?)");
-    return Shape{a[0], b[1]};
+    check.require(a.rank() >= 2 && a.rank() == b.rank(),
+                  "the MatMul opcode takes operands of one rank >= 2; the Value spelling "
+                  "matmul(a, b) broadcasts batch axes for you");
+    const std::size_t r = a.rank();
+    check.require(a.with_extent(r - 1, 0).with_extent(r - 2, 0) ==
+                      b.with_extent(r - 1, 0).with_extent(r - 2, 0),
+                  "the batch axes differ; broadcast them first (the Value spelling does)");
+    check.require(a[r - 1] == b[r - 2],
+                  "the inner extents differ (" + std::to_string(a[r - 1]) + " vs " +
+                      std::to_string(b[r - 2]) +
+                      "); the left operand's columns must equal the "
+                      "right operand's rows (transpose one?)");
+    return a.with_extent(r - 1, b[r - 1]);
 }
 
 struct Extents {
@@ -61,19 +71,40 @@ bool processor_has_fma() {
 
 template <Element T>
 void kernel(const Node&, std::span<const View<T>> operands, T* out) {
-    const Extents extents{(*operands[0].shape)[0], (*operands[0].shape)[1], (*operands[1].shape)[1]};
-#if defined(__x86_64__)
-    if (processor_has_fma()) {
-        multiply_with_fma(operands[0].data, operands[1].data, out, extents);
-        return;
+    const Shape& a = *operands[0].shape;
+    const std::size_t r = a.rank();
+    const Extents extents{a[r - 2], a[r - 1], (*operands[1].shape)[r - 1]};
+    std::size_t batches = 1;
+    for (std::size_t axis = 0; axis + 2 < r; ++axis) {
+        batches *= a[axis];
     }
+    for (std::size_t batch = 0; batch < batches; ++batch) {
+        const T* left = operands[0].data + batch * extents.rows * extents.depth;
+        const T* right = operands[1].data + batch * extents.depth * extents.columns;
+        T* product = out + batch * extents.rows * extents.columns;
+#if defined(__x86_64__)
+        if (processor_has_fma()) {
+            multiply_with_fma(left, right, product, extents);
+            continue;
+        }
 #endif
-    multiply(operands[0].data, operands[1].data, out, extents);
+        multiply(left, right, product, extents);
+    }
+}
+
+// Swaps the last two axes.
+Axes transposed(std::size_t rank) {
+    std::array<std::size_t, Shape::max_rank> order{};
+    for (std::size_t axis = 0; axis < rank; ++axis) {
+        order[axis] = axis;
+    }
+    std::swap(order[rank - 1], order[rank - 2]);
+    return Axes(std::span<const std::size_t>(order.data(), rank));
 }
 
 // d(A B) = dA B + A dB, so A receives G B^T and B receives A^T G
 void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
-    const Axes transpose{1, 0};
+    const Axes transpose = transposed(c.node.shape().rank());
     contributions[0] = c.build.matmul(c.adjoint, c.build.permute(c.operands[1], transpose));
     contributions[1] = c.build.matmul(c.build.permute(c.operands[0], transpose), c.adjoint);
 }

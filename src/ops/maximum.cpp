@@ -12,7 +12,8 @@ void kernel(const Node&, std::span<const View<T>> operands, T* out) {
 
 // d max(a, b) = [a >= b] da + [a < b] db: a tie sends the whole adjoint to a
 void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
-    const Ref to_a = c.build.mul(c.adjoint, c.build.greater_equal(c.operands[0], c.operands[1]));
+    const Ref to_a = c.build.mul(
+        c.adjoint, c.build.compare(c.operands[0], c.operands[1], Comparison::GreaterEqual));
     contributions[0] = to_a;
     contributions[1] = c.build.sub(c.adjoint, to_a);
 }

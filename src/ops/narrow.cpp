@@ -34,14 +34,13 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     const auto& narrow = c.node.attributes_as<NarrowAttributes>();
     const std::size_t extent = c.build.shape(c.operands[0])[narrow.axis];
     contributions[0] = c.build.pad(
-        c.adjoint,
-        PadAttributes{narrow.axis, narrow.start, extent - narrow.start - narrow.length});
+        c.adjoint, PadAttributes{narrow.axis, narrow.start, extent - narrow.start - narrow.length});
 }
 
 }  // namespace
 
 OpInfo narrow_row() {
-    return {Opcode::Narrow, "Narrow", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Narrow, "Narrow", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
 }
 
 }  // namespace topos::detail

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -91,38 +92,71 @@ class AdjointBuilder {
 public:
     virtual ~AdjointBuilder() = default;
 
-    virtual Ref apply(Opcode opcode, std::span<const Ref> operands, const Attributes& attributes) = 0;
-    virtual const Shape& shape(Ref value) const = 0;
+    virtual Ref apply(Opcode opcode,
+                      std::span<const Ref> operands,
+                      const Attributes& attributes) = 0;
+    // By value: recording may move the storage a reference would point into.
+    virtual Shape shape(Ref value) const = 0;
     // A rank-0 constant.
     virtual Ref scalar(double value) = 0;
 
+    Ref apply(Opcode opcode,
+              std::initializer_list<Ref> operands,
+              const Attributes& attributes = NoAttributes{}) {
+        return apply(opcode, std::span<const Ref>(operands.begin(), operands.size()), attributes);
+    }
+
+    Ref unary(Opcode opcode, Ref a, const Attributes& attributes = NoAttributes{}) {
+        return apply(opcode, std::span<const Ref>(&a, 1), attributes);
+    }
+
+    Ref compare(Ref a, Ref b, Comparison direction) {
+        return apply(Opcode::Compare, {a, b}, CompareAttributes{direction});
+    }
+
     Ref add(Ref a, Ref b) { return binary(Opcode::Add, a, b); }
+
     Ref sub(Ref a, Ref b) { return binary(Opcode::Sub, a, b); }
+
     Ref mul(Ref a, Ref b) { return binary(Opcode::Mul, a, b); }
+
     Ref div(Ref a, Ref b) { return binary(Opcode::Div, a, b); }
-    Ref greater_equal(Ref a, Ref b) { return binary(Opcode::GreaterEqual, a, b); }
+
     Ref neg(Ref a) { return unary(Opcode::Neg, a, NoAttributes{}); }
+
     Ref matmul(Ref a, Ref b) { return binary(Opcode::MatMul, a, b); }
+
     Ref sum(Ref a) { return unary(Opcode::Sum, a, NoAttributes{}); }
+
     Ref sum(Ref a, std::size_t axis) { return unary(Opcode::Sum, a, AxisAttributes{axis}); }
-    Ref reshape(Ref a, const Shape& shape) { return unary(Opcode::Reshape, a, ReshapeAttributes{shape}); }
-    Ref permute(Ref a, const Axes& order) { return unary(Opcode::Permute, a, PermuteAttributes{order}); }
+
+    Ref reshape(Ref a, const Shape& shape) {
+        return unary(Opcode::Reshape, a, ReshapeAttributes{shape});
+    }
+
+    Ref permute(Ref a, const Axes& order) {
+        return unary(Opcode::Permute, a, PermuteAttributes{order});
+    }
+
     Ref broadcast_along(Ref a, std::size_t axis, std::size_t extent) {
         return unary(Opcode::BroadcastAlong, a, BroadcastAttributes{axis, extent});
     }
+
     // Repeats a rank-0 value over `shape`, one BroadcastAlong per axis.
     Ref broadcast_scalar(Ref a, const Shape& shape);
+
     // A constant of `shape`: a rank-0 constant repeated.
     Ref filled(const Shape& shape, double value) { return broadcast_scalar(scalar(value), shape); }
+
     Ref unfold(Ref a, const WindowAttributes& window) { return unary(Opcode::Unfold, a, window); }
+
     Ref fold(Ref a, const FoldAttributes& fold) { return unary(Opcode::Fold, a, fold); }
+
     Ref narrow(Ref a, const NarrowAttributes& narrow) { return unary(Opcode::Narrow, a, narrow); }
+
     Ref pad(Ref a, const PadAttributes& pad) { return unary(Opcode::Pad, a, pad); }
 
 private:
-    Ref unary(Opcode opcode, Ref a, const Attributes& attributes) {
-        return apply(opcode, std::span<const Ref>(&a, 1), attributes);
-    }
     Ref binary(Opcode opcode, Ref a, Ref b) {
         const Ref operands[] = {a, b};
         return apply(opcode, operands, NoAttributes{});
@@ -150,6 +184,12 @@ struct OpInfo {
     Kernel<float> kernel_f32;
     Kernel<double> kernel_f64;
     VjpRule vjp;
+    // Operand positions (bit i: operand i) that must hold indices; the others
+    // hold reals, and so does the result.
+    std::uint8_t index_operands = 0;
+    // A layout operation: moves elements without computing on them, so it
+    // takes indices as well as reals and its result is of its operands' kind.
+    bool carries_indices = false;
 
     template <Element T>
     Kernel<T> kernel() const {

@@ -1,6 +1,5 @@
 // Assembles the op table from the rows, once, indexed by opcode.
 #include "ops/rows.hpp"
-
 #include <topos/core/error.hpp>
 
 #include <array>
@@ -28,8 +27,6 @@ OpInfo row_of(Opcode opcode) {
             return div_row();
         case Opcode::Maximum:
             return maximum_row();
-        case Opcode::GreaterEqual:
-            return greater_equal_row();
         case Opcode::Neg:
             return neg_row();
         case Opcode::Exp:
@@ -58,6 +55,54 @@ OpInfo row_of(Opcode opcode) {
             return narrow_row();
         case Opcode::Pad:
             return pad_row();
+        case Opcode::Minimum:
+            return minimum_row();
+        case Opcode::Pow:
+            return pow_row();
+        case Opcode::Compare:
+            return compare_row();
+        case Opcode::Select:
+            return select_row();
+        case Opcode::Abs:
+            return abs_row();
+        case Opcode::Sign:
+            return sign_row();
+        case Opcode::Expm1:
+            return expm1_row();
+        case Opcode::Log1p:
+            return log1p_row();
+        case Opcode::Sqrt:
+            return sqrt_row();
+        case Opcode::Rsqrt:
+            return rsqrt_row();
+        case Opcode::Square:
+            return square_row();
+        case Opcode::Sin:
+            return sin_row();
+        case Opcode::Cos:
+            return cos_row();
+        case Opcode::Erf:
+            return erf_row();
+        case Opcode::Gelu:
+            return gelu_row();
+        case Opcode::Softplus:
+            return softplus_row();
+        case Opcode::Max:
+            return max_row();
+        case Opcode::LogSumExp:
+            return log_sum_exp_row();
+        case Opcode::LogSoftmax:
+            return log_softmax_row();
+        case Opcode::Slice:
+            return slice_row();
+        case Opcode::Concat:
+            return concat_row();
+        case Opcode::Gather:
+            return gather_row();
+        case Opcode::ScatterAdd:
+            return scatter_add_row();
+        case Opcode::OneHot:
+            return one_hot_row();
     }
     throw Error("unknown opcode " + std::to_string(static_cast<int>(opcode)));
 }
@@ -82,9 +127,8 @@ const OpInfo& op_info(Opcode opcode) {
 void ShapeCheck::require_axis(std::size_t operand, std::size_t axis, bool inclusive) const {
     const std::size_t rank = operand_shapes_[operand].rank();
     if (inclusive ? axis > rank : axis >= rank) {
-        fail("axis " + std::to_string(axis) + " is out of range for rank " +
-             std::to_string(rank) + " (valid: 0 to " +
-             std::to_string(inclusive ? rank : rank - 1) + ")");
+        fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank) +
+             " (valid: 0 to " + std::to_string(inclusive ? rank : rank - 1) + ")");
     }
 }
 

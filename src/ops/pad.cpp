@@ -1,4 +1,5 @@
-// Pad: zeros added before and after one axis.
+// Pad: zeros added before and after one axis, and `interior` zeros between
+// neighbouring elements along it.
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -7,37 +8,49 @@
 namespace topos::detail {
 namespace {
 
+std::size_t padded_extent(std::size_t extent, const PadAttributes& pad) {
+    const std::size_t between = extent == 0 ? 0 : (extent - 1) * pad.interior;
+    return pad.before + extent + between + pad.after;
+}
+
 Shape infer(const ShapeCheck& check) {
     const auto& pad = check.attributes<PadAttributes>();
     check.require_axis(0, pad.axis);
-    return check.operand(0).with_extent(pad.axis,
-                                        pad.before + check.operand(0)[pad.axis] + pad.after);
+    return check.operand(0).with_extent(pad.axis, padded_extent(check.operand(0)[pad.axis], pad));
 }
 
 template <Element T>
 void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     const auto& pad = node.attributes_as<PadAttributes>();
     const AxisSplit split = split_at(*operands[0].shape, pad.axis);
-    const std::size_t padded = split.extent + pad.before + pad.after;
+    const std::size_t padded = padded_extent(split.extent, pad);
     std::fill_n(out, node.shape().elements(), T{0});
     for (std::size_t o = 0; o < split.outer; ++o) {
-        std::copy_n(operands[0].data + o * split.extent * split.inner,
-                    split.extent * split.inner,
-                    out + (o * padded + pad.before) * split.inner);
+        for (std::size_t a = 0; a < split.extent; ++a) {
+            const std::size_t position = pad.before + a * (pad.interior + 1);
+            std::copy_n(operands[0].data + (o * split.extent + a) * split.inner,
+                        split.inner,
+                        out + (o * padded + position) * split.inner);
+        }
     }
 }
 
-// The adjoint keeps the part that came from the operand.
+// The adjoint keeps the positions that came from the operand.
 void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     const auto& pad = c.node.attributes_as<PadAttributes>();
     const std::size_t extent = c.build.shape(c.operands[0])[pad.axis];
-    contributions[0] = c.build.narrow(c.adjoint, NarrowAttributes{pad.axis, pad.before, extent});
+    contributions[0] =
+        pad.interior == 0
+            ? c.build.narrow(c.adjoint, NarrowAttributes{pad.axis, pad.before, extent})
+            : c.build.unary(Opcode::Slice,
+                            c.adjoint,
+                            SliceAttributes{pad.axis, pad.before, extent, pad.interior + 1});
 }
 
 }  // namespace
 
 OpInfo pad_row() {
-    return {Opcode::Pad, "Pad", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Pad, "Pad", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
 }
 
 }  // namespace topos::detail

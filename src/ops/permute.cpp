@@ -64,7 +64,7 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }  // namespace
 
 OpInfo permute_row() {
-    return {Opcode::Permute, "Permute", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Permute, "Permute", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
 }
 
 }  // namespace topos::detail

@@ -28,7 +28,7 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }  // namespace
 
 OpInfo reshape_row() {
-    return {Opcode::Reshape, "Reshape", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Reshape, "Reshape", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
 }
 
 }  // namespace topos::detail

@@ -88,7 +88,8 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
 
 // The adjoint of a sum repeats over the summed axes.
 void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
-    const Shape& input = c.build.shape(c.operands[0]);
+    // A copy: the recording builder appends nodes, which may move the shape it returned.
+    const Shape input = c.build.shape(c.operands[0]);
     const auto* along = std::get_if<AxisAttributes>(&c.node.attributes());
     contributions[0] = along == nullptr
                            ? c.build.broadcast_scalar(c.adjoint, input)

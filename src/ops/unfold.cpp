@@ -48,7 +48,7 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }  // namespace
 
 OpInfo unfold_row() {
-    return {Opcode::Unfold, "Unfold", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Unfold, "Unfold", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
 }
 
 }  // namespace topos::detail

@@ -12,9 +12,10 @@
 namespace topos::detail {
 
 struct Schedule {
-    std::vector<std::uint32_t> order;      // node indices, ascending
-    std::vector<std::int32_t> position;    // by node index: position in `order`, or -1
-    std::vector<std::int32_t> last_read;   // by node index: position of the last scheduled reader, or -1
+    std::vector<std::uint32_t> order;    // node indices, ascending
+    std::vector<std::int32_t> position;  // by node index: position in `order`, or -1
+    std::vector<std::int32_t>
+        last_read;  // by node index: position of the last scheduled reader, or -1
 };
 
 Schedule schedule_of(const std::vector<Node>& nodes, const std::vector<bool>& scheduled);

@@ -19,7 +19,8 @@ std::vector<Liveness> liveness_of(const Schedule& schedule,
     liveness.reserve(schedule.order.size());
     for (std::uint32_t index : schedule.order) {
         const std::int32_t last = schedule.last_read[index];
-        const std::uint32_t reader = last < 0 ? index : schedule.order[static_cast<std::size_t>(last)];
+        const std::uint32_t reader =
+            last < 0 ? index : schedule.order[static_cast<std::size_t>(last)];
         if (declared[index]) {
             liveness.push_back({Liveness::Kind::Kept});
         } else if (backward) {
@@ -107,8 +108,9 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     plan.readable = declared_values.size();
     const std::vector<bool> scheduled = ancestors(nodes, declared_values);
     plan.schedule = schedule_of(nodes, scheduled);
-    const std::vector<bool> retained =
-        entry.keeps_backward() ? values_read_by_scan(nodes, scheduled) : std::vector<bool>(nodes.size());
+    const std::vector<bool> retained = entry.keeps_backward()
+                                           ? values_read_by_scan(nodes, scheduled)
+                                           : std::vector<bool>(nodes.size());
     plan.liveness = liveness_of(plan.schedule, declared, retained, entry.keeps_backward());
     plan.volume = live_volume(nodes, plan.schedule, plan.liveness);
     for (std::uint32_t index : plan.schedule.order) {

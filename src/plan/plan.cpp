@@ -1,10 +1,9 @@
-#include <topos/core/error.hpp>
-#include <topos/plan/plan.hpp>
-
 #include "core/tensor_access.hpp"
 #include "graph/describe.hpp"
 #include "plan/plan_state.hpp"
 #include "run/interpreter.hpp"
+#include <topos/core/error.hpp>
+#include <topos/plan/plan.hpp>
 
 #include <sstream>
 
@@ -52,8 +51,9 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
     const auto& spec = plan.network->spec;
     const auto& layout = *plan.network->parameter_layout;
     if (!parameters.layout()->same_slots(layout)) {
-        throw SymbolError("these parameters were made for another network (or for a version "
-                          "of this one with other parameter nodes); use network.parameters()");
+        throw SymbolError(
+            "these parameters were made for another network (or for a version "
+            "of this one with other parameter nodes); use network.parameters()");
     }
     std::vector<const Tensor<T>*> sources(plan.sources.size(), nullptr);
     for (const Feed<T>& feed : feeds) {
@@ -103,7 +103,8 @@ std::string Plan<T>::describe() const {
 }
 
 template <Element T>
-Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds) const {
+Run<T> Plan<T>::forward(const Parameters<T>& parameters,
+                        std::initializer_list<Feed<T>> feeds) const {
     return forward(parameters, std::span<const Feed<T>>(feeds.begin(), feeds.size()));
 }
 

@@ -2,11 +2,10 @@
 // liveness for describe(), and the executable steps with their buffer locations.
 #pragma once
 
-#include <topos/plan/plan.hpp>
-
 #include "graph/spec.hpp"
 #include "ops/op_info.hpp"
 #include "plan/liveness.hpp"
+#include <topos/plan/plan.hpp>
 
 #include <array>
 #include <memory>

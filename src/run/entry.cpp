@@ -1,9 +1,8 @@
-#include <topos/core/error.hpp>
-#include <topos/run/entry.hpp>
-
 #include "graph/spec.hpp"
 #include "plan/closure.hpp"
 #include "run/interpreter.hpp"
+#include <topos/core/error.hpp>
+#include <topos/run/entry.hpp>
 
 #include <algorithm>
 #include <ostream>
@@ -86,9 +85,10 @@ Run<T> Entry<T>::interpret(const Parameters<T>& parameters, std::span<const Feed
     }
     layout->backward_ready = true;
     layout->declaration = "this entry";
-    return Run<T>(network_.state(),
-                  std::move(layout),
-                  detail::interpret(network.spec, *network.parameter_layout, parameters, feeds, scheduled));
+    return Run<T>(
+        network_.state(),
+        std::move(layout),
+        detail::interpret(network.spec, *network.parameter_layout, parameters, feeds, scheduled));
 }
 
 template class Entry<float>;

@@ -36,6 +36,9 @@ void check_feed(const Spec<T>& spec, const Feed<T>& feed) {
                         "), which is not an input; only tape.input(...) nodes are fed "
                         "(parameters come from Parameters)");
     }
+    if (node.dtype() == DType::Index) {
+        check_indices(feed.value, "a feed");
+    }
     if (!(feed.value.shape() == node.shape())) {
         throw FeedError("the feed for input node " + std::to_string(node.index()) + " has shape " +
                         feed.value.shape().str() + ", but the input was recorded with shape " +
@@ -49,8 +52,9 @@ std::vector<const Tensor<T>*> source_values(const Spec<T>& spec,
                                             const Parameters<T>& parameters,
                                             std::span<const Feed<T>> feeds) {
     if (!parameters.layout()->same_slots(layout)) {
-        throw SymbolError("these parameters were made for another network (or for a version "
-                          "of this one with other parameter nodes); use network.parameters()");
+        throw SymbolError(
+            "these parameters were made for another network (or for a version "
+            "of this one with other parameter nodes); use network.parameters()");
     }
     std::vector<const Tensor<T>*> values(spec.nodes.size(), nullptr);
     for (const Feed<T>& feed : feeds) {

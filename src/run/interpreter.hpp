@@ -2,10 +2,9 @@
 // against. It runs each node's reference kernel in node order.
 #pragma once
 
-#include <topos/run/run.hpp>
-
 #include "graph/spec.hpp"
 #include "ops/op_info.hpp"
+#include <topos/run/run.hpp>
 
 #include <span>
 #include <vector>

@@ -52,8 +52,9 @@ Parameters<T> Parameters<T>::with(Symbol parameter, Tensor<T> value) const {
 template <Element T>
 void Parameters<T>::check_same_slots(const Parameters& other) const {
     if (!layout_->same_slots(*other.layout_)) {
-        throw SymbolError("step needs gradients over the same parameters; these were made for "
-                          "another network");
+        throw SymbolError(
+            "step needs gradients over the same parameters; these were made for "
+            "another network");
     }
 }
 

@@ -1,10 +1,9 @@
-#include <topos/core/error.hpp>
-#include <topos/graph/network.hpp>
-#include <topos/run/run.hpp>
-
 #include "autodiff/builders.hpp"
 #include "autodiff/reverse_scan.hpp"
 #include "graph/spec.hpp"
+#include <topos/core/error.hpp>
+#include <topos/graph/network.hpp>
+#include <topos/run/run.hpp>
 
 namespace topos {
 
@@ -24,8 +23,8 @@ const Tensor<T>& Run<T>::of(Symbol node) const {
     const Node& found = network_->spec.node(node, "Run::of");
     if (!layout_->readable[found.index()]) {
         throw ReadError("node " + std::to_string(found.index()) + " (" +
-                        std::string(name_of(found.opcode())) + ") is not readable: " +
-                        layout_->declaration +
+                        std::string(name_of(found.opcode())) +
+                        ") is not readable: " + layout_->declaration +
                         " does not declare it; add it to the entry's roots or observe({...})");
     }
     return values_[static_cast<std::size_t>(layout_->slot[found.index()])];
@@ -77,8 +76,9 @@ Tensor<T> Field<T>::of(Symbol node) const {
 template <Element T>
 Parameters<T> Field<T>::parameters(const Parameters<T>& like) const {
     if (!like.layout()->same_slots(*network_->parameter_layout)) {
-        throw SymbolError("Field::parameters needs parameters of the network the field was "
-                          "computed on");
+        throw SymbolError(
+            "Field::parameters needs parameters of the network the field was "
+            "computed on");
     }
     std::vector<Tensor<T>> gradients;
     gradients.reserve(like.size());

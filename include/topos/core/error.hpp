@@ -49,6 +49,12 @@ public:
     using Error::Error;
 };
 
+// An index value is outside the range its operation allows (a run-time check).
+class IndexError : public Error {
+public:
+    using Error::Error;
+};
+
 // An entry's declaration is inconsistent (e.g. an empty root list).
 class EntryError : public Error {
 public:

@@ -42,10 +42,10 @@ public:
     // Copies the elements of any contiguous range of T; throws ShapeError when
     // the count differs from shape.elements().
     template <std::ranges::contiguous_range R>
-        requires std::same_as<std::ranges::range_value_t<R>, T>
-    Tensor(Shape shape, const R& values)
-        : Tensor(std::move(shape), std::span<const T>(std::ranges::data(values),
-                                                      std::ranges::size(values))) {}
+
+    requires std::same_as<std::ranges::range_value_t<R>, T> Tensor(Shape shape, const R& values)
+        : Tensor(std::move(shape),
+                 std::span<const T>(std::ranges::data(values), std::ranges::size(values))) {}
 
     Tensor(Shape shape, std::span<const T> values);
 

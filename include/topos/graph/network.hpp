@@ -13,9 +13,9 @@
 #include <initializer_list>
 #include <memory>
 #include <ranges>
-#include <vector>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace topos {
 
@@ -46,7 +46,8 @@ public:
     // Evaluates every node. Feeds overlay the inputs' recorded defaults. Throws
     // FeedError for a feed of the wrong shape or for a symbol that is not an
     // input, SymbolError when `parameters` belong to another network.
-    Run<T> forward(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds = {}) const;
+    Run<T> forward(const Parameters<T>& parameters,
+                   std::initializer_list<Feed<T>> feeds = {}) const;
     Run<T> forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
 
     // Declares an export of this network: the values a run must compute and may

@@ -22,7 +22,8 @@ public:
          Opcode opcode,
          std::span<const std::uint32_t> operands,
          Attributes attributes,
-         Shape shape);
+         Shape shape,
+         DType dtype = DType::Real);
 
     Symbol symbol() const { return symbol_; }
 
@@ -41,9 +42,13 @@ public:
 
     const Shape& shape() const { return shape_; }
 
+    // Real numbers, or indices (see Tape::indices).
+    DType dtype() const { return dtype_; }
+
 private:
     Symbol symbol_;
     Opcode opcode_;
+    DType dtype_;
     std::uint8_t operand_count_;
     std::array<std::uint32_t, max_operands> operands_{};
     Attributes attributes_;

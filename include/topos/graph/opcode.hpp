@@ -27,16 +27,34 @@ enum class Opcode : std::uint8_t {
     Mul,
     Div,
     Maximum,
-    GreaterEqual,
+    Minimum,
+    Pow,
+    Compare,
+    Select,
     // elementwise unary
     Neg,
+    Abs,
+    Sign,
     Exp,
+    Expm1,
     Log,
+    Log1p,
+    Sqrt,
+    Rsqrt,
+    Square,
+    Sin,
+    Cos,
     Tanh,
     Sigmoid,
+    Erf,
+    Gelu,
+    Softplus,
     // contraction and reduction
     MatMul,
     Sum,
+    Max,
+    LogSumExp,
+    LogSoftmax,
     // layout
     Reshape,
     Permute,
@@ -45,9 +63,24 @@ enum class Opcode : std::uint8_t {
     Fold,
     Narrow,
     Pad,
+    Slice,
+    Concat,
+    // indexing
+    Gather,
+    ScatterAdd,
+    OneHot,
 };
 
-inline constexpr std::size_t opcode_count = static_cast<std::size_t>(Opcode::Pad) + 1;
+inline constexpr std::size_t opcode_count = static_cast<std::size_t>(Opcode::OneHot) + 1;
+
+// What a node's elements are: real numbers, or indices (exact integers carried
+// in the tape's element type, read by Gather, ScatterAdd and OneHot).
+enum class DType : std::uint8_t {
+    Real,
+    Index,
+};
+
+std::ostream& operator<<(std::ostream& out, DType dtype);
 
 std::string_view name_of(Opcode opcode);
 std::ostream& operator<<(std::ostream& out, Opcode opcode);
@@ -79,11 +112,23 @@ private:
 
 std::ostream& operator<<(std::ostream& out, const Axes& axes);
 
+enum class Comparison : std::uint8_t {
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+};
+
+std::ostream& operator<<(std::ostream& out, Comparison comparison);
+
 struct NoAttributes {
     friend bool operator==(const NoAttributes&, const NoAttributes&) = default;
 };
 
-// Sum along one axis, removing it.
+// The axis of a single-axis reduction (Sum, Max, LogSumExp, removing it), of
+// LogSoftmax (keeping it), or of Concat.
 struct AxisAttributes {
     std::size_t axis = 0;
     friend bool operator==(const AxisAttributes&, const AxisAttributes&) = default;
@@ -136,12 +181,35 @@ struct NarrowAttributes {
     friend bool operator==(const NarrowAttributes&, const NarrowAttributes&) = default;
 };
 
-// Zeros added before and after `axis`: the adjoint of Narrow.
+// Zeros added before and after `axis`, and `interior` zeros between
+// neighbouring elements: the adjoint of Narrow and Slice.
 struct PadAttributes {
     std::size_t axis = 0;
     std::size_t before = 0;
     std::size_t after = 0;
+    std::size_t interior = 0;
     friend bool operator==(const PadAttributes&, const PadAttributes&) = default;
+};
+
+// Positions start, start + step, ... of `axis`, `length` of them.
+struct SliceAttributes {
+    std::size_t axis = 0;
+    std::size_t start = 0;
+    std::size_t length = 0;
+    std::size_t step = 1;
+    friend bool operator==(const SliceAttributes&, const SliceAttributes&) = default;
+};
+
+struct CompareAttributes {
+    Comparison direction = Comparison::Equal;
+    friend bool operator==(const CompareAttributes&, const CompareAttributes&) = default;
+};
+
+// The extent of the axis an index addresses: a table's rows (ScatterAdd) or a
+// one-hot depth (OneHot).
+struct RowsAttributes {
+    std::size_t rows = 0;
+    friend bool operator==(const RowsAttributes&, const RowsAttributes&) = default;
 };
 
 using Attributes = std::variant<NoAttributes,
@@ -152,7 +220,10 @@ using Attributes = std::variant<NoAttributes,
                                 WindowAttributes,
                                 FoldAttributes,
                                 NarrowAttributes,
-                                PadAttributes>;
+                                PadAttributes,
+                                SliceAttributes,
+                                CompareAttributes,
+                                RowsAttributes>;
 
 // The attributes as describe prints them: `axis=2 size=3 step=1 dilation=1`;
 // nothing for NoAttributes.

@@ -10,6 +10,7 @@ namespace topos {
 class Symbol {
 public:
     Symbol() = default;
+
     Symbol(std::uint32_t index, std::uint64_t lineage) : index_(index), lineage_(lineage) {}
 
     std::uint32_t index() const { return index_; }

@@ -11,14 +11,15 @@
 #include <topos/graph/value.hpp>
 
 #include <array>
+#include <cstdint>
 #include <initializer_list>
-#include <ranges>
-#include <vector>
 #include <memory>
+#include <ranges>
 #include <span>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace topos {
 
@@ -41,6 +42,11 @@ public:
     // A constant source.
     Value<T> leaf(Tensor<T> constant);
 
+    // An input of indices (for gather, one_hot, cross_entropy labels): exact
+    // integers, carried in T. Feeds for it must hold integers too (FeedError).
+    Value<T> indices(Tensor<T> default_indices);
+    Value<T> indices(const Shape& shape, std::initializer_list<std::int64_t> values);
+
     // The nodes recorded so far (the span is invalidated by further recording).
     std::span<const Node> nodes() const;
 
@@ -61,7 +67,9 @@ public:
 
     // The vector-Jacobian product: records seed^T d target / d v for a target of
     // any shape; `seed` must have the target's shape.
-    Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, std::initializer_list<Symbol> wrt);
+    Adjoints<T> vjp(const Value<T>& target,
+                    const Value<T>& seed,
+                    std::initializer_list<Symbol> wrt);
 
     template <std::ranges::input_range Range>
     Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, const Range& wrt) {

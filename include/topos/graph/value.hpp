@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 namespace topos {
 
@@ -41,33 +42,90 @@ public:
     operator Symbol() const { return symbol(); }  // NOLINT(google-explicit-constructor)
 
     // Elementwise functions.
+    Value abs() const;
+    Value sign() const;
     Value exp() const;
+    Value expm1() const;
     Value log() const;
+    Value log1p() const;
+    Value sqrt() const;
+    Value rsqrt() const;
+    Value square() const;
+    Value sin() const;
+    Value cos() const;
     Value tanh() const;
     Value sigmoid() const;
+    Value erf() const;
+    Value gelu() const;  // the exact (erf) form
+    Value softplus() const;
     Value relu() const;  // records Maximum against a zero Leaf
     Value maximum(const Value& other) const;
-    Value greater_equal(const Value& other) const;  // 1 where this >= other, else 0
+    Value minimum(const Value& other) const;
+    Value pow(const Value& exponent) const;
 
-    // Contraction and reductions.
+    // Masks: 1 where the comparison holds, else 0 (numpy broadcasting).
+    Value compare(const Value& other, Comparison direction) const;
+    Value equal(const Value& other) const;
+    Value not_equal(const Value& other) const;
+    Value less(const Value& other) const;
+    Value less_equal(const Value& other) const;
+    Value greater(const Value& other) const;
+    Value greater_equal(const Value& other) const;
+
+    // Contraction. Rank 2 with rank 2 is a matrix product; higher ranks are
+    // batched over the leading axes, which broadcast numpy-style (a rank-2
+    // right operand is applied to every row of the left without copies).
     Value matmul(const Value& other) const;
+
+    // Reductions. Over several axes they record single-axis reductions, last
+    // axis first; `keep` leaves the reduced axes in place with extent 1.
     Value sum() const;                  // over all axes, to rank 0
     Value sum(std::size_t axis) const;  // along one axis, removing it
+    Value sum(const Axes& axes, bool keep = false) const;
     Value mean() const;
     Value mean(std::size_t axis) const;
+    Value mean(const Axes& axes, bool keep = false) const;
+    Value max() const;  // over all axes
+    Value max(std::size_t axis) const;
+    Value max(const Axes& axes, bool keep = false) const;
+    Value logsumexp(std::size_t axis, bool keep = false) const;  // stable
+    Value log_softmax(std::size_t axis) const;                   // stable
+    Value softmax(std::size_t axis) const;
 
     // Layout.
     Value reshape(Shape shape) const;
     Value permute(Axes order) const;
+    Value transpose() const;  // swaps the last two axes
+    Value transpose(std::size_t first, std::size_t second) const;
+    Value squeeze(std::size_t axis) const;    // removes an axis of extent 1
+    Value unsqueeze(std::size_t axis) const;  // inserts an axis of extent 1
     Value broadcast_along(std::size_t axis, std::size_t extent) const;
     Value broadcast_to(const Shape& shape) const;  // numpy rules, as explicit nodes
-    Value unfold(std::size_t axis, std::size_t size, std::size_t step, std::size_t dilation = 1) const;
+    Value unfold(std::size_t axis,
+                 std::size_t size,
+                 std::size_t step,
+                 std::size_t dilation = 1) const;
+    Value fold(std::size_t axis,
+               std::size_t size,
+               std::size_t step,
+               std::size_t dilation,
+               std::size_t extent) const;
     Value narrow(std::size_t axis, std::size_t start, std::size_t length) const;
-    Value pad(std::size_t axis, std::size_t before, std::size_t after) const;
+    // Positions start, start + step, ... below stop, of one axis.
+    Value slice(std::size_t axis, std::size_t start, std::size_t stop, std::size_t step = 1) const;
+    Value pad(std::size_t axis,
+              std::size_t before,
+              std::size_t after,
+              std::size_t interior = 0) const;
+
+    // Indexing (this value holds indices, see Tape::indices).
+    Value one_hot(std::size_t depth) const;
 
     // Appends a node of any opcode with explicit operands and attributes: the
     // one funnel every method above goes through.
-    Value apply(Opcode opcode, std::initializer_list<Value> operands, Attributes attributes = {}) const;
+    Value apply(Opcode opcode,
+                std::initializer_list<Value> operands,
+                Attributes attributes = {}) const;
 
     const std::shared_ptr<detail::TapeState<T>>& tape_state() const { return tape_; }
 
@@ -141,6 +199,45 @@ template <Element T>
 Value<T> relu(const Value<T>& a) {
     return a.relu();
 }
+
+// `mask != 0 ? a : b`, elementwise, numpy broadcasting.
+template <Element T>
+Value<T> where(const Value<T>& mask, const Value<T>& a, const Value<T>& b);
+
+// Joins values along an existing axis, or stacks them along a new one.
+template <Element T>
+Value<T> concat(const std::vector<Value<T>>& values, std::size_t axis);
+template <Element T>
+Value<T> stack(const std::vector<Value<T>>& values, std::size_t axis);
+
+// Rows of `table` picked by `indices`: [rows, rest...] and [picks...] give
+// [picks..., rest...]. The derivative adds rows back in order (ScatterAdd).
+template <Element T>
+Value<T> gather(const Value<T>& table, const Value<T>& indices);
+
+template <Element T>
+Value<T> one_hot(const Value<T>& indices, std::size_t depth) {
+    return indices.one_hot(depth);
+}
+
+template <Element T>
+Value<T> softmax(const Value<T>& logits, std::size_t axis) {
+    return logits.softmax(axis);
+}
+
+template <Element T>
+Value<T> log_softmax(const Value<T>& logits, std::size_t axis) {
+    return logits.log_softmax(axis);
+}
+
+// The mean over rows of -log softmax(logits)[label]: logits [batch, classes],
+// labels [batch] of indices.
+template <Element T>
+Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels);
+
+// The mean of (a - b)^2 over all elements.
+template <Element T>
+Value<T> mse(const Value<T>& a, const Value<T>& b);
 
 template <Element T>
 Value<T> sum(const Value<T>& a) {

@@ -48,7 +48,8 @@ public:
 
     // Runs the schedule. The run reads only the declared values (ReadError
     // otherwise); feeds and parameters are checked as in Network::forward.
-    Run<T> forward(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds = {}) const;
+    Run<T> forward(const Parameters<T>& parameters,
+                   std::initializer_list<Feed<T>> feeds = {}) const;
     Run<T> forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
 
     // Elements alive at each scheduled position (see docs/guide/entries-and-plans.md).

@@ -59,7 +59,8 @@ public:
     Entry backward() const;
 
     // The oracle over just the declared values' ancestors.
-    Run<T> interpret(const Parameters<T>& parameters, std::initializer_list<Feed<T>> feeds = {}) const;
+    Run<T> interpret(const Parameters<T>& parameters,
+                     std::initializer_list<Feed<T>> feeds = {}) const;
     Run<T> interpret(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
 
     // The compiled schedule of this declaration.

@@ -34,7 +34,8 @@ struct ParameterLayout {
 template <Element T>
 class Parameters {
 public:
-    Parameters(std::shared_ptr<const detail::ParameterLayout> layout, std::vector<Tensor<T>> values);
+    Parameters(std::shared_ptr<const detail::ParameterLayout> layout,
+               std::vector<Tensor<T>> values);
 
     // The payload of one parameter; throws SymbolError when `parameter` is not a
     // Parameter node of this network.

@@ -1,0 +1,26 @@
+// Cos: elementwise cosine, by the project's own cos.
+#include "core/exact_math.hpp"
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    unary_map(operands, out, [](T x) { return exact::cos(x); });
+}
+
+// d cos(a) = -sin(a) da
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const Ref slope = c.build.unary(Opcode::Sin, c.operands[0]);
+    contributions[0] = c.build.neg(c.build.mul(c.adjoint, slope));
+}
+
+}  // namespace
+
+OpInfo cos_row() {
+    return {Opcode::Cos, "Cos", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

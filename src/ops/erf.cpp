@@ -1,0 +1,28 @@
+// Erf: elementwise error function, by the project's own erf.
+#include "core/exact_math.hpp"
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    unary_map(operands, out, [](T x) { return exact::erf(x); });
+}
+
+// d erf(a) = 2 / sqrt(pi) e^(-a^2) da
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const Ref bell =
+        c.build.unary(Opcode::Exp, c.build.neg(c.build.unary(Opcode::Square, c.operands[0])));
+    const Ref slope = c.build.mul(c.build.filled(c.node.shape(), two_over_sqrt_pi), bell);
+    contributions[0] = c.build.mul(c.adjoint, slope);
+}
+
+}  // namespace
+
+OpInfo erf_row() {
+    return {Opcode::Erf, "Erf", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,35 @@
+// Gelu: elementwise a Phi(a), the exact (erf) form, by the project's own gelu.
+#include "core/exact_math.hpp"
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    unary_map(operands, out, [](T x) { return exact::gelu(x); });
+}
+
+// d gelu(a) = Phi(a) + a phi(a), with Phi(a) = (1 + erf(a / sqrt 2)) / 2 and
+// phi(a) = e^(-a^2 / 2) / sqrt(2 pi)
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    AdjointBuilder& b = c.build;
+    const Shape& shape = c.node.shape();
+    const Ref a = c.operands[0];
+    const Ref scaled = b.mul(a, b.filled(shape, inverse_sqrt_two));
+    const Ref cdf =
+        b.mul(b.filled(shape, 0.5), b.add(b.filled(shape, 1.0), b.unary(Opcode::Erf, scaled)));
+    const Ref bell =
+        b.unary(Opcode::Exp, b.neg(b.mul(b.filled(shape, 0.5), b.unary(Opcode::Square, a))));
+    const Ref pdf = b.mul(b.filled(shape, inverse_sqrt_two_pi), bell);
+    contributions[0] = b.mul(c.adjoint, b.add(cdf, b.mul(a, pdf)));
+}
+
+}  // namespace
+
+OpInfo gelu_row() {
+    return {Opcode::Gelu, "Gelu", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

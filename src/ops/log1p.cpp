@@ -1,0 +1,26 @@
+// Log1p: elementwise log(1 + a), accurate near 0.
+#include "core/exact_math.hpp"
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    unary_map(operands, out, [](T x) { return exact::log1p(x); });
+}
+
+// d log(1 + a) = da / (1 + a)
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const Ref one_plus = c.build.add(c.build.filled(c.node.shape(), 1.0), c.operands[0]);
+    contributions[0] = c.build.div(c.adjoint, one_plus);
+}
+
+}  // namespace
+
+OpInfo log1p_row() {
+    return {Opcode::Log1p, "Log1p", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

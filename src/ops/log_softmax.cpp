@@ -1,0 +1,42 @@
+// LogSoftmax: a - logsumexp(a) along one axis (the axis stays), fused so it is
+// stable at extreme logits: each output is a - (m + log(sum(exp(a - m)))).
+#include "ops/reduce.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    check.require_axis(0, check.attributes<AxisAttributes>().axis);
+    return check.operand(0);
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const T* x = operands[0].data;
+    const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
+    for_each_reduction(*operands[0].shape, axis, [&](auto at, std::size_t, std::size_t count) {
+        const T normaliser = log_sum_exp_of(x, at, count);
+        for (std::size_t a = 0; a < count; ++a) {
+            out[at(a)] = x[at(a)] - normaliser;
+        }
+    });
+}
+
+// d log_softmax(a) = g - softmax(a) sum(g), with softmax(a) = exp(y)
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    AdjointBuilder& b = c.build;
+    const std::size_t axis = c.node.attributes_as<AxisAttributes>().axis;
+    const std::size_t extent = c.node.shape()[axis];
+    const Ref total = b.broadcast_along(b.sum(c.adjoint, axis), axis, extent);
+    contributions[0] = b.sub(c.adjoint, b.mul(b.unary(Opcode::Exp, c.output), total));
+}
+
+}  // namespace
+
+OpInfo log_softmax_row() {
+    return {Opcode::LogSoftmax, "LogSoftmax", 1, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,38 @@
+// LogSumExp: log(sum(exp(a))) along one axis, removing it, computed stably as
+// m + log(sum(exp(a - m))) with m the maximum along the axis (the sum in the
+// striped order), so it stays finite at extreme logits.
+#include "ops/reduce.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+
+namespace {
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const T* x = operands[0].data;
+    const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
+    for_each_reduction(
+        *operands[0].shape, axis, [&](auto at, std::size_t output, std::size_t count) {
+            out[output] = log_sum_exp_of(x, at, count);
+        });
+}
+
+// d lse(a) = softmax(a) da = exp(a - lse(a)) g, repeated along the axis
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    AdjointBuilder& b = c.build;
+    const std::size_t axis = c.node.attributes_as<AxisAttributes>().axis;
+    const std::size_t extent = b.shape(c.operands[0])[axis];
+    const Ref softmax =
+        b.unary(Opcode::Exp, b.sub(c.operands[0], b.broadcast_along(c.output, axis, extent)));
+    contributions[0] = b.mul(softmax, b.broadcast_along(c.adjoint, axis, extent));
+}
+
+}  // namespace
+
+OpInfo log_sum_exp_row() {
+    return {
+        Opcode::LogSumExp, "LogSumExp", 1, reduce_axis_shape, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

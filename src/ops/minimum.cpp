@@ -1,0 +1,27 @@
+// Minimum: elementwise min(a, b); a NaN on either side propagates, as in StableHLO.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    binary_map(operands, out, [](T a, T b) { return (a <= b || a != a) ? a : b; });
+}
+
+// d min(a, b) = [a <= b] da + [a > b] db: a tie sends the whole adjoint to a
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const Ref mask = c.build.compare(c.operands[0], c.operands[1], Comparison::LessEqual);
+    const Ref to_a = c.build.mul(c.adjoint, mask);
+    contributions[0] = to_a;
+    contributions[1] = c.build.sub(c.adjoint, to_a);
+}
+
+}  // namespace
+
+OpInfo minimum_row() {
+    return {Opcode::Minimum, "Minimum", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,36 @@
+// OneHot: indices [picks...] become [picks..., depth], 1 at each index and 0
+// elsewhere; an index outside [0, depth) throws IndexError at run time.
+#include "ops/common.hpp"
+#include "ops/index.hpp"
+#include "ops/rows.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const std::size_t depth = check.attributes<RowsAttributes>().rows;
+    return check.operand(0).with_axis(check.operand(0).rank(), depth);
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const std::size_t depth = node.attributes_as<RowsAttributes>().rows;
+    const std::size_t picks = operands[0].shape->elements();
+    std::fill_n(out, picks * depth, T{0});
+    for (std::size_t i = 0; i < picks; ++i) {
+        out[i * depth + checked_index(operands[0].data[i], depth, "OneHot")] = T{1};
+    }
+}
+
+// indices are discrete: no derivative flows through them
+void vjp(const VjpContext&, std::span<std::optional<Ref>>) {}
+
+}  // namespace
+
+OpInfo one_hot_row() {
+    return {Opcode::OneHot, "OneHot", 1, infer, kernel<float>, kernel<double>, vjp, 0b01};
+}
+
+}  // namespace topos::detail

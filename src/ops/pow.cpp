@@ -1,0 +1,31 @@
+// Pow: elementwise a^b, by the project's own pow (IEEE special cases).
+#include "core/exact_math.hpp"
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    binary_map(operands, out, [](T a, T b) { return exact::pow(a, b); });
+}
+
+// d a^b = b a^(b - 1) da + a^b log(a) db (the second term needs a > 0)
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    AdjointBuilder& b = c.build;
+    const Ref base = c.operands[0];
+    const Ref exponent = c.operands[1];
+    const Ref lowered = b.sub(exponent, b.filled(c.node.shape(), 1.0));
+    const Ref slope = b.mul(exponent, b.apply(Opcode::Pow, {base, lowered}));
+    contributions[0] = b.mul(c.adjoint, slope);
+    contributions[1] = b.mul(c.adjoint, b.mul(c.output, b.unary(Opcode::Log, base)));
+}
+
+}  // namespace
+
+OpInfo pow_row() {
+    return {Opcode::Pow, "Pow", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

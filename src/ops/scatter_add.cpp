@@ -1,0 +1,56 @@
+// ScatterAdd: the adjoint of Gather. Indices [picks...] and updates
+// [picks..., rest...] give a [rows, rest...] tensor that starts at +0 and adds
+// each update row at its index, in ascending order of picks: deterministic.
+#include "ops/common.hpp"
+#include "ops/index.hpp"
+#include "ops/rows.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const std::size_t rows = check.attributes<RowsAttributes>().rows;
+    const Shape& indices = check.operand(0);
+    const Shape& updates = check.operand(1);
+    bool leading = updates.rank() >= indices.rank();
+    for (std::size_t axis = 0; leading && axis < indices.rank(); ++axis) {
+        leading = updates[axis] == indices[axis];
+    }
+    check.require(leading, "the updates must start with the indices' shape " + indices.str());
+    Shape result{rows};
+    for (std::size_t axis = indices.rank(); axis < updates.rank(); ++axis) {
+        result = result.with_axis(result.rank(), updates[axis]);
+    }
+    return result;
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const std::size_t rows = node.attributes_as<RowsAttributes>().rows;
+    const std::size_t row = node.shape().elements() / rows;
+    const std::size_t picks = operands[0].shape->elements();
+    std::fill_n(out, node.shape().elements(), T{0});
+    for (std::size_t i = 0; i < picks; ++i) {
+        const std::size_t index = checked_index(operands[0].data[i], rows, "ScatterAdd");
+        const T* update = operands[1].data + i * row;
+        T* target = out + index * row;
+        for (std::size_t j = 0; j < row; ++j) {
+            target[j] += update[j];
+        }
+    }
+}
+
+// the updates' adjoint reads back the rows they were added to
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    contributions[1] = c.build.apply(Opcode::Gather, {c.adjoint, c.operands[0]});
+}
+
+}  // namespace
+
+OpInfo scatter_add_row() {
+    return {Opcode::ScatterAdd, "ScatterAdd", 2, infer, kernel<float>, kernel<double>, vjp, 0b01};
+}
+
+}  // namespace topos::detail

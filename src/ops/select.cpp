@@ -1,0 +1,42 @@
+// Select: elementwise `mask != 0 ? a : b` (the where of numpy); the mask is any
+// real tensor, typically a Compare.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    check.attributes<NoAttributes>();
+    check.require(check.operand(0) == check.operand(1) && check.operand(1) == check.operand(2),
+                  "the mask and both branches must have one shape; broadcast them first "
+                  "(the Value spelling where(mask, a, b) does)");
+    return check.operand(1);
+}
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    const T* mask = operands[0].data;
+    const T* a = operands[1].data;
+    const T* b = operands[2].data;
+    const std::size_t count = operands[0].shape->elements();
+    for (std::size_t i = 0; i < count; ++i) {
+        out[i] = mask[i] != T{0} ? a[i] : b[i];
+    }
+}
+
+// each branch receives the adjoint where it was chosen, zero elsewhere
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const Ref zeros = c.build.filled(c.node.shape(), 0.0);
+    const Ref mask = c.operands[0];
+    contributions[1] = c.build.apply(Opcode::Select, {mask, c.adjoint, zeros});
+    contributions[2] = c.build.apply(Opcode::Select, {mask, zeros, c.adjoint});
+}
+
+}  // namespace
+
+OpInfo select_row() {
+    return {Opcode::Select, "Select", 3, infer, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,54 @@
+// Slice: every step-th position of one axis: positions start, start + step, ...,
+// `length` of them (Narrow is the contiguous case).
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+Shape infer(const ShapeCheck& check) {
+    const auto& slice = check.attributes<SliceAttributes>();
+    check.require_axis(0, slice.axis);
+    const std::size_t extent = check.operand(0)[slice.axis];
+    check.require(slice.step >= 1, "the step must be at least 1");
+    check.require(slice.length == 0 || (slice.start < extent &&
+                                        (slice.length - 1) * slice.step < extent - slice.start),
+                  "positions " + std::to_string(slice.start) + ", " +
+                      std::to_string(slice.start + slice.step) + ", ... (" +
+                      std::to_string(slice.length) + " of them) do not fit in axis " +
+                      std::to_string(slice.axis) + " of extent " + std::to_string(extent));
+    return check.operand(0).with_extent(slice.axis, slice.length);
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const auto& slice = node.attributes_as<SliceAttributes>();
+    const AxisSplit split = split_at(*operands[0].shape, slice.axis);
+    for (std::size_t o = 0; o < split.outer; ++o) {
+        for (std::size_t i = 0; i < slice.length; ++i) {
+            const std::size_t position = slice.start + i * slice.step;
+            out = std::copy_n(
+                operands[0].data + (o * split.extent + position) * split.inner, split.inner, out);
+        }
+    }
+}
+
+// the adjoint goes back to the positions read, with zeros between them
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    const auto& slice = c.node.attributes_as<SliceAttributes>();
+    const std::size_t extent = c.build.shape(c.operands[0])[slice.axis];
+    const std::size_t covered = slice.length == 0 ? 0 : (slice.length - 1) * slice.step + 1;
+    contributions[0] = c.build.pad(
+        c.adjoint,
+        PadAttributes{slice.axis, slice.start, extent - slice.start - covered, slice.step - 1});
+}
+
+}  // namespace
+
+OpInfo slice_row() {
+    return {Opcode::Slice, "Slice", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,24 @@
+// Square: elementwise a * a.
+#include "ops/common.hpp"
+#include "ops/rows.hpp"
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+    unary_map(operands, out, [](T x) { return x * x; });
+}
+
+// d a^2 = 2 a da, as g (a + a)
+void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    contributions[0] = c.build.mul(c.adjoint, c.build.add(c.operands[0], c.operands[0]));
+}
+
+}  // namespace
+
+OpInfo square_row() {
+    return {Opcode::Square, "Square", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+}
+
+}  // namespace topos::detail
