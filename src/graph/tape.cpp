@@ -47,6 +47,11 @@ Value<T> Tape<T>::indices(const Shape& shape, std::initializer_list<std::int64_t
 }
 
 template <Element T>
+Value<T> Tape<T>::value(Symbol symbol) const {
+    return Value<T>(state_, state_->spec.node(symbol, "Tape::value").index());
+}
+
+template <Element T>
 std::span<const Node> Tape<T>::nodes() const {
     return state_->spec.nodes;
 }

@@ -1,6 +1,7 @@
 #include "autodiff/builders.hpp"
 #include "autodiff/reverse_scan.hpp"
 #include "graph/spec.hpp"
+#include <topos/autodiff/adjoints.hpp>
 #include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/run/run.hpp>
@@ -56,6 +57,24 @@ Field<T> Run<T>::backward(Symbol target) const {
         }
     }
     return Field<T>(network_, std::move(field), std::move(reached));
+}
+
+template <Element T>
+Parameters<T> Run<T>::recorded_gradients(const Adjoints<T>& adjoints) const {
+    const detail::ParameterLayout& layout = *network_->parameter_layout;
+    std::vector<Tensor<T>> gradients;
+    gradients.reserve(layout.symbols.size());
+    for (const Symbol& parameter : layout.symbols) {
+        gradients.push_back(
+            Tensor<T>::filled(network_->spec.nodes[parameter.index()].shape(), T{0}));
+    }
+    for (const auto& [value, gradient] : adjoints.gradients()) {
+        const Node& node = network_->spec.node(value, "Run::recorded_gradients");
+        if (node.opcode() == Opcode::Parameter) {
+            gradients[layout.slot(value)] = of(gradient);
+        }
+    }
+    return Parameters<T>(network_->parameter_layout, std::move(gradients));
 }
 
 template <Element T>

@@ -47,6 +47,10 @@ public:
     Value<T> indices(Tensor<T> default_indices);
     Value<T> indices(const Shape& shape, std::initializer_list<std::int64_t> values);
 
+    // The value a symbol of this tape names, to record more with it (a recorded
+    // gradient, say); throws SymbolError for another tape's symbol.
+    Value<T> value(Symbol symbol) const;
+
     // The nodes recorded so far (the span is invalidated by further recording).
     std::span<const Node> nodes() const;
 

@@ -17,6 +17,9 @@ namespace topos {
 template <Element T>
 class Network;
 
+template <Element T>
+class Adjoints;
+
 namespace detail {
 
 template <Element T>
@@ -73,6 +76,11 @@ public:
     Field<T> backward(Symbol target) const;
 
     Network<T> network() const;
+
+    // The recorded gradients this run computed, one per parameter slot (zeros
+    // where a parameter was not differentiated against), ready for
+    // Parameters::step. Each gradient must be readable in this run.
+    Parameters<T> recorded_gradients(const Adjoints<T>& adjoints) const;
 
     // Assembled by the interpreter, entries and plans: `values` by the layout's slots.
     Run(std::shared_ptr<const detail::NetworkState<T>> network,
