@@ -5,14 +5,20 @@
 namespace topos::detail {
 
 Shape same_shape_unary(const ShapeCheck& check) {
+    check.attributes<NoAttributes>();
     return check.operand(0);
 }
 
-Shape same_shape_binary(const ShapeCheck& check) {
+Shape equal_shapes(const ShapeCheck& check) {
     check.require(check.operand(0) == check.operand(1),
                   "the operands' shapes differ; use the Value operators, which broadcast "
                   "numpy-style, or broadcast_along / reshape to make them equal");
     return check.operand(0);
+}
+
+Shape same_shape_binary(const ShapeCheck& check) {
+    check.attributes<NoAttributes>();
+    return equal_shapes(check);
 }
 
 Shape reduce_axis_shape(const ShapeCheck& check) {

@@ -14,10 +14,14 @@ inline constexpr double two_over_sqrt_pi = 2 * std::numbers::inv_sqrtpi;
 inline constexpr double inverse_sqrt_two = 1 / std::numbers::sqrt2;
 inline constexpr double inverse_sqrt_two_pi = std::numbers::inv_sqrtpi / std::numbers::sqrt2;
 
-// The shape rule of unary elementwise operations: the operand's shape.
+// The shape rule of unary elementwise operations: the operand's shape, and no
+// attributes.
 Shape same_shape_unary(const ShapeCheck& check);
 
-// The shape rule of binary elementwise operations: both operands alike.
+// Both operands of one shape, which is the result's.
+Shape equal_shapes(const ShapeCheck& check);
+
+// The shape rule of binary elementwise operations: equal shapes, no attributes.
 Shape same_shape_binary(const ShapeCheck& check);
 
 template <Element T, class F>

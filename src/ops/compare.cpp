@@ -8,7 +8,7 @@ namespace {
 
 Shape infer(const ShapeCheck& check) {
     check.attributes<CompareAttributes>();
-    return same_shape_binary(check);
+    return equal_shapes(check);
 }
 
 template <Element T, class Holds>

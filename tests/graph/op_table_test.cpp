@@ -1,0 +1,193 @@
+// The op table, row by row: every computed opcode carries a name, an arity, a
+// shape rule, both reference kernels and a derivative rule; sources carry none.
+// Every computed opcode has a test spec (tests/support/op_specs.cpp), so a new
+// row cannot skip the gradient check; and each shape rule rejects a bad call
+// with a ShapeError that names the operation and says how to fix the call.
+#include "ops/common.hpp"
+#include "ops/op_info.hpp"
+#include "support/op_specs.hpp"
+#include <topos/core/error.hpp>
+#include <topos/graph/opcode.hpp>
+#include <topos/graph/tape.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace topos {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(OpTable, HoldsRowIAtOpcodeI) {
+    for (std::size_t i = 0; i < opcode_count; ++i) {
+        const Opcode opcode = static_cast<Opcode>(i);
+        EXPECT_EQ(detail::op_info(opcode).opcode, opcode) << "row " << i;
+    }
+}
+
+TEST(OpTable, GivesEveryComputedOpcodeACompleteRow) {
+    for (const Opcode opcode : test::computed_opcodes()) {
+        const detail::OpInfo& row = detail::op_info(opcode);
+        SCOPED_TRACE(std::string(row.name));
+        EXPECT_FALSE(row.name.empty());
+        EXPECT_EQ(row.name, name_of(opcode));
+        EXPECT_GE(row.arity, 1u);
+        EXPECT_LE(row.arity, Node::max_operands);
+        EXPECT_NE(row.infer, nullptr);
+        EXPECT_NE(row.kernel_f32, nullptr);
+        EXPECT_NE(row.kernel_f64, nullptr);
+        EXPECT_NE(row.kernel<float>(), nullptr);
+        EXPECT_NE(row.kernel<double>(), nullptr);
+        EXPECT_NE(row.vjp, nullptr);
+    }
+}
+
+TEST(OpTable, GivesSourcesNoShapeRuleKernelOrDerivative) {
+    std::size_t sources = 0;
+    for (std::size_t i = 0; i < opcode_count; ++i) {
+        const Opcode opcode = static_cast<Opcode>(i);
+        if (!is_source(opcode)) {
+            continue;
+        }
+        ++sources;
+        const detail::OpInfo& row = detail::op_info(opcode);
+        SCOPED_TRACE(std::string(row.name));
+        EXPECT_FALSE(row.name.empty());
+        EXPECT_EQ(row.arity, 0u);
+        EXPECT_EQ(row.infer, nullptr);
+        EXPECT_EQ(row.kernel_f32, nullptr);
+        EXPECT_EQ(row.kernel_f64, nullptr);
+        EXPECT_EQ(row.vjp, nullptr);
+    }
+    EXPECT_EQ(sources, 3u);
+    EXPECT_TRUE(is_source(Opcode::Parameter));
+    EXPECT_TRUE(is_source(Opcode::Input));
+    EXPECT_TRUE(is_source(Opcode::Leaf));
+}
+
+TEST(OpTable, NamesEveryOpcodeUniquely) {
+    std::set<std::string_view> names;
+    for (std::size_t i = 0; i < opcode_count; ++i) {
+        names.insert(name_of(static_cast<Opcode>(i)));
+    }
+    EXPECT_EQ(names.size(), opcode_count);
+}
+
+TEST(OpTable, HasATestSpecForEveryComputedOpcode) {
+    for (const Opcode opcode : test::computed_opcodes()) {
+        const test::OpSpec* spec = test::find_op_spec(opcode);
+        ASSERT_NE(spec, nullptr) << name_of(opcode)
+                                 << " has no test spec: add one to tests/support/op_specs.cpp";
+        EXPECT_NE(spec->record, nullptr) << name_of(opcode);
+        EXPECT_NE(spec->record_invalid, nullptr) << name_of(opcode);
+        EXPECT_NE(spec->domain, nullptr) << name_of(opcode);
+        EXPECT_NE(spec->advice, nullptr) << name_of(opcode);
+        EXPECT_GT(spec->tolerance, 0.0) << name_of(opcode);
+        EXPECT_LE(spec->tolerance, 1e-4)
+            << name_of(opcode) << ": a tolerance that loose hides bugs";
+    }
+}
+
+TEST(OpTable, HasNoTestSpecForASourceOrTwoForOneOpcode) {
+    std::set<Opcode> seen;
+    for (const test::OpSpec& spec : test::op_specs()) {
+        EXPECT_FALSE(is_source(spec.opcode)) << name_of(spec.opcode);
+        EXPECT_TRUE(seen.insert(spec.opcode).second) << "two specs for " << name_of(spec.opcode);
+    }
+}
+
+class OpRow : public ::testing::TestWithParam<Opcode> {};
+
+// The spec records one use of the opcode on random shapes: its last node is the
+// opcode, it reads as many operands as the row's arity, and the shape the rule
+// inferred is the shape recorded.
+TEST_P(OpRow, SpecRecordsTheOpcodeWithTheRowsArity) {
+    const test::OpSpec* spec = test::find_op_spec(GetParam());
+    ASSERT_NE(spec, nullptr);
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        test::Rng rng(seed);
+        Tape<double> tape;
+        const test::OpCase recorded = spec->record(tape, rng);
+        const Node& node = tape.nodes()[recorded.output.index()];
+        EXPECT_EQ(node.opcode(), GetParam());
+        EXPECT_EQ(node.operands().size(), detail::op_info(GetParam()).arity);
+        EXPECT_EQ(node.shape(), recorded.output.shape());
+    }
+}
+
+TEST_P(OpRow, ShapeRuleRejectsABadCallNamingTheOperation) {
+    const test::OpSpec* spec = test::find_op_spec(GetParam());
+    ASSERT_NE(spec, nullptr);
+    Tape<double> tape;
+    try {
+        spec->record_invalid(tape);
+        FAIL() << "the bad call was recorded:\n" << tape.describe();
+    } catch (const ShapeError& error) {
+        EXPECT_THAT(error.what(), StartsWith(std::string(name_of(GetParam())) + " of node "));
+        EXPECT_THAT(error.what(), HasSubstr(spec->advice));
+        // Every node left on the tape is a source: the bad call appended nothing.
+        for (const Node& node : tape.nodes()) {
+            EXPECT_TRUE(is_source(node.opcode())) << node;
+        }
+    }
+}
+
+// The rule quotes the operand shapes: every operand's "node i [shape]" appears.
+TEST_P(OpRow, ShapeRuleQuotesEveryOperandShape) {
+    const test::OpSpec* spec = test::find_op_spec(GetParam());
+    ASSERT_NE(spec, nullptr);
+    Tape<double> tape;
+    try {
+        spec->record_invalid(tape);
+        FAIL();
+    } catch (const ShapeError& error) {
+        for (const Node& node : tape.nodes()) {
+            EXPECT_THAT(
+                error.what(),
+                HasSubstr("node " + std::to_string(node.index()) + " " + node.shape().str()));
+        }
+    }
+}
+
+// A computed opcode rejects attributes of another operation's kind, so no node
+// can carry attributes its kernel never reads (and describe would print).
+TEST_P(OpRow, ShapeRuleRejectsAttributesOfAnotherKind) {
+    const Opcode opcode = GetParam();
+    const test::OpSpec* spec = test::find_op_spec(opcode);
+    ASSERT_NE(spec, nullptr);
+    test::Rng rng(1);
+    Tape<double> tape;
+    const test::OpCase recorded = spec->record(tape, rng);
+    const Node node = tape.nodes()[recorded.output.index()];
+    // PadAttributes belong to Pad alone; Pad itself gets NarrowAttributes.
+    const Attributes foreign = opcode == Opcode::Pad ? Attributes(NarrowAttributes{0, 0, 1})
+                                                     : Attributes(PadAttributes{0, 1, 1});
+    std::vector<Shape> shapes;
+    for (std::uint32_t operand : node.operands()) {
+        shapes.push_back(tape.nodes()[operand].shape());
+    }
+    bool rejected = false;
+    try {
+        (void)detail::infer_shape(opcode, node.operands(), shapes, foreign);
+    } catch (const ShapeError&) {
+        rejected = true;
+    }
+    EXPECT_TRUE(rejected) << name_of(opcode) << " accepted " << foreign;
+}
+
+std::string opcode_name(const ::testing::TestParamInfo<Opcode>& info) {
+    return std::string(name_of(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryComputedOpcode,
+                         OpRow,
+                         ::testing::ValuesIn(test::computed_opcodes()),
+                         opcode_name);
+
+}  // namespace
+}  // namespace topos

@@ -1,0 +1,49 @@
+// The test spec of every computed opcode: how to record a small graph that uses
+// it on random shapes (size-1 axes included), the input domain that keeps the
+// gradient check away from kinks and poles, the gradient tolerance, and a call
+// its shape rule must reject. The gradient check (tests/run) and the op-table
+// meta-test (tests/graph) both walk this table, so a new op row cannot skip
+// testing: the meta-test fails until the row has a spec here.
+#pragma once
+
+#include "support/random_graphs.hpp"
+#include <topos/graph/opcode.hpp>
+#include <topos/graph/tape.hpp>
+#include <topos/graph/value.hpp>
+
+#include <span>
+#include <vector>
+
+namespace topos::test {
+
+// One recorded use of an opcode: the sources it reads (parameters and inputs,
+// alternating) and the node of the opcode under test.
+struct OpCase {
+    std::vector<Value<double>> operands;
+    Value<double> output;
+};
+
+struct OpSpec {
+    Opcode opcode;
+    // Where the operands are drawn from, and why there.
+    const char* domain;
+    // Relative tolerance of the reverse scan against finite differences.
+    double tolerance;
+    // Records one use of `opcode` on shapes and attributes drawn from `rng`.
+    OpCase (*record)(Tape<double>& tape, Rng& rng);
+    // Records a call the shape rule must reject with a ShapeError.
+    void (*record_invalid)(Tape<double>& tape);
+    // Part of the advice the rejection must give (how to fix the call).
+    const char* advice;
+};
+
+// One spec per computed opcode, in opcode order.
+std::span<const OpSpec> op_specs();
+
+// The spec of `opcode`, or nullptr when it has none.
+const OpSpec* find_op_spec(Opcode opcode);
+
+// Every computed (non-source) opcode, in order: what the parametrised tests run over.
+std::vector<Opcode> computed_opcodes();
+
+}  // namespace topos::test
