@@ -2,10 +2,9 @@
 // interpreter's bits; liveness never frees a value before its last reader; the
 // printed liveness and live_series() agree; the arena never overlaps two values
 // alive at once.
-#include <topos/topos.hpp>
-
 #include "plan/arena.hpp"
 #include "support/random_graphs.hpp"
+#include <topos/topos.hpp>
 
 #include <gtest/gtest.h>
 
@@ -63,8 +62,10 @@ TYPED_TEST(PlanProperty, CompiledTrainingMatchesTheReverseScanBitForBit) {
         const auto parameters = test::random_parameters(network, seed);
         std::vector<Symbol> inputs(recorded.inputs.begin(), recorded.inputs.end());
         const auto feeds = test::random_feeds(network, inputs, seed);
-        const topos::Run<T> compiled =
-            network.entry(adjoints.roots()).numerics(Numerics::Exact).lower().forward(parameters, feeds);
+        const topos::Run<T> compiled = network.entry(adjoints.roots())
+                                           .numerics(Numerics::Exact)
+                                           .lower()
+                                           .forward(parameters, feeds);
         const Field<T> scanned = network.forward(parameters, feeds).backward(loss);
         for (const auto& [parameter, gradient] : adjoints.gradients()) {
             EXPECT_TRUE(compiled.of(gradient).bit_equal(scanned.of(parameter)))
@@ -110,6 +111,7 @@ std::vector<std::size_t> series_from_text(const std::string& text) {
         std::size_t elements;
         long long until_node;  // -1: to the end
     };
+
     std::vector<Line> lines;
     std::istringstream in(text);
     std::string row;
