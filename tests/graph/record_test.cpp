@@ -44,12 +44,6 @@ std::vector<Opcode> opcodes_from(std::span<const Node> nodes, std::size_t first)
     return opcodes;
 }
 
-// A value of `tape` for a node it holds (the reopened tape's own nodes).
-template <class T>
-Value<T> value_on(const Tape<T>& tape, Symbol symbol) {
-    return Value<T>(tape.state(), symbol.index());
-}
-
 TEST(Tape, AppendsOneCheckedNodePerExpression) {
     Tape<double> tape;
     const auto w = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
@@ -293,7 +287,7 @@ TEST(Tape, KeepsNodesAndSymbolsValidWhenReopened) {
         EXPECT_EQ(more.nodes()[i].symbol(), network.nodes()[i].symbol());
     }
     const auto extra = more.input(10.0);
-    const auto total = value_on(more, loss) + extra;
+    const auto total = more.value(loss) + extra;
     const Symbol total_symbol = total;
     const Symbol extra_symbol = extra;
     const auto extended = std::move(more).into_network();

@@ -33,12 +33,6 @@ using test::to_doubles;
 
 constexpr std::uint64_t cases_per_opcode = 6;
 
-// A value of `tape` for one of its nodes (an adjoint symbol, to record more on).
-template <class T>
-Value<T> value_on(const Tape<T>& tape, Symbol symbol) {
-    return Value<T>(tape.state(), symbol.index());
-}
-
 std::string shapes_of(const std::vector<Value<double>>& values) {
     std::ostringstream out;
     for (const Value<double>& value : values) {
@@ -69,6 +63,7 @@ TEST_P(GradientCheck, ReverseScanAndRecordedDerivativeMatchFiniteDifferences) {
         const auto loss = (recorded.output * tape.leaf(weights)).sum();
         const std::vector<Symbol> operands(recorded.operands.begin(), recorded.operands.end());
         const Adjoints<double> adjoints = tape.differentiate(loss, operands);
+        const Adjoints<double> discrete_adjoints = tape.differentiate(loss, recorded.discrete);
         SCOPED_TRACE("seed " + std::to_string(seed) + ", operand shapes " +
                      shapes_of(recorded.operands) + "\n" + tape.describe());
         const Symbol output = recorded.output;
@@ -91,6 +86,13 @@ TEST_P(GradientCheck, ReverseScanAndRecordedDerivativeMatchFiniteDifferences) {
             EXPECT_TRUE(bit_equal(recorded_gradient, scanned))
                 << "operand node " << operand.index();
         }
+        // Indices are discrete: no derivative reaches them on either road.
+        for (const Value<double>& index : recorded.discrete) {
+            const Tensor<double> zeros = Tensor<double>::filled(index.shape(), 0.0);
+            EXPECT_TRUE(bit_equal(field.of(index), zeros)) << "index node " << index.index();
+            EXPECT_TRUE(bit_equal(run.of(discrete_adjoints.of(index)), zeros))
+                << "index node " << index.index();
+        }
     }
 }
 
@@ -112,7 +114,7 @@ TEST_P(GradientCheck, SecondDerivativeMatchesFiniteDifferencesOfTheGradient) {
         std::vector<Symbol> gradients;
         Value<double> dot = tape.leaf(0.0);
         for (const Symbol& operand : operands) {
-            const Value<double> gradient = value_on(tape, first.of(operand));
+            const Value<double> gradient = tape.value(first.of(operand));
             const Tensor<double> direction = rng.tensor<double>(gradient.shape(), -1.0, 1.0);
             directions.push_back({operand, direction});
             gradients.push_back(gradient);
@@ -199,7 +201,7 @@ TEST(SecondOrder, HessianVectorProductsOfATanhMlpMatchFiniteDifferences) {
     Value<double> dot = tape.leaf(0.0);
     std::vector<Adjoints<double>> vjps;
     for (const Symbol& weight : weights) {
-        const Value<double> g = value_on(tape, gradient.of(weight));
+        const Value<double> g = tape.value(gradient.of(weight));
         const Tensor<double> v = rng.tensor<double>(g.shape(), -1.0, 1.0);
         const Value<double> seed = tape.leaf(v);
         directions.push_back({weight, v});

@@ -1,5 +1,6 @@
 #include "support/op_specs.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -36,6 +37,42 @@ Shape random_factorization(Rng& rng, std::size_t elements, std::size_t max_rank)
     return shape_of(extents);
 }
 
+// Elements at least 0.25 apart from one another, in random order: no ties
+// anywhere, so a maximum never sits at a kink.
+Tensor<double> distinct(Rng& rng, const Shape& shape) {
+    const std::size_t count = shape.elements();
+    std::vector<double> values(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        values[i] = 0.3 * (static_cast<double>(i) - static_cast<double>(count) / 2) +
+                    rng.uniform(0.0, 0.05);
+    }
+    for (std::size_t i = count; i-- > 1;) {
+        std::swap(values[i], values[rng.between(0, i)]);
+    }
+    return Tensor<double>(shape, values);
+}
+
+// Index values uniform in [0, bound), recorded with tape.indices.
+Value<double> random_indices(Tape<double>& tape, Rng& rng, const Shape& shape, std::size_t bound) {
+    return tape.indices(Tensor<double>::generate(shape, [&](std::span<double> out) {
+        for (double& index : out) {
+            index = static_cast<double>(rng.between(0, bound - 1));
+        }
+    }));
+}
+
+// Some axis of the shape made long enough to cross the 16 striped lanes.
+Shape maybe_long_axis(Rng& rng, Shape shape) {
+    if (shape.rank() > 0 && rng.chance(0.4)) {
+        shape = shape.with_extent(rng.between(0, shape.rank() - 1), rng.between(15, 20));
+    }
+    return shape;
+}
+
+Value<double> parameter_of(Tape<double>& tape, const Shape& shape) {
+    return tape.parameter(Tensor<double>::filled(shape, 1.0));
+}
+
 // ---- elementwise binary ----
 
 template <Opcode op>
@@ -53,23 +90,62 @@ OpCase record_div(Tape<double>& tape, Rng& rng) {
     return {{a, b}, a.apply(Opcode::Div, {a, b})};
 }
 
+OpCase record_pow(Tape<double>& tape, Rng& rng) {
+    const Shape shape = rng.shape(0, 3, 3);
+    const Value<double> a = source(tape, 0, rng.tensor<double>(shape, 0.5, 2.0));
+    const Value<double> b = source(tape, 1, rng.tensor<double>(shape, -2.0, 2.0));
+    return {{a, b}, a.apply(Opcode::Pow, {a, b})};
+}
+
 // b = a + s with |s| in [0.2, 1]: no ties, and the largest stencil step (2e-3)
 // never crosses a kink.
-template <Opcode op>
-OpCase record_untied(Tape<double>& tape, Rng& rng) {
-    const Shape shape = rng.shape(0, 3, 3);
+std::pair<Value<double>, Value<double>> untied(Tape<double>& tape, Rng& rng, const Shape& shape) {
     const Tensor<double> a_payload = rng.tensor<double>(shape, -1.0, 1.0);
     const Tensor<double> b_payload = a_payload + rng.tensor_away_from_zero<double>(shape, 0.2, 1.0);
-    const Value<double> a = source(tape, 0, a_payload);
-    const Value<double> b = source(tape, 1, b_payload);
+    return {source(tape, 0, a_payload), source(tape, 1, b_payload)};
+}
+
+template <Opcode op>
+OpCase record_untied(Tape<double>& tape, Rng& rng) {
+    const auto [a, b] = untied(tape, rng, rng.shape(0, 3, 3));
     return {{a, b}, a.apply(op, {a, b})};
+}
+
+OpCase record_compare(Tape<double>& tape, Rng& rng) {
+    const auto [a, b] = untied(tape, rng, rng.shape(0, 3, 3));
+    const auto direction = static_cast<Comparison>(rng.between(0, 5));
+    return {{a, b}, a.apply(Opcode::Compare, {a, b}, CompareAttributes{direction})};
+}
+
+// The mask is a constant (perturbing it would flip branches): 0, 1 or 2.5.
+OpCase record_select(Tape<double>& tape, Rng& rng) {
+    const Shape shape = rng.shape(0, 3, 3);
+    const Value<double> mask =
+        tape.leaf(Tensor<double>::generate(shape, [&](std::span<double> out) {
+            for (double& m : out) {
+                m = std::array{0.0, 1.0, 2.5}[rng.between(0, 2)];
+            }
+        }));
+    const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
+    const Value<double> b = source(tape, 1, rng.tensor<double>(shape, -1.0, 1.0));
+    return {{a, b}, a.apply(Opcode::Select, {mask, a, b})};
 }
 
 template <Opcode op>
 void invalid_binary(Tape<double>& tape) {
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
-    const Value<double> b = tape.parameter(Tensor<double>::filled({3, 2}, 1.0));
-    a.apply(op, {a, b});
+    const Value<double> a = parameter_of(tape, {2, 3});
+    a.apply(op, {a, parameter_of(tape, {3, 2})});
+}
+
+void invalid_compare(Tape<double>& tape) {
+    const Value<double> a = parameter_of(tape, {2, 3});
+    a.apply(Opcode::Compare, {a, parameter_of(tape, {3, 2})}, CompareAttributes{Comparison::Less});
+}
+
+void invalid_select(Tape<double>& tape) {
+    const Value<double> mask = parameter_of(tape, {2, 3});
+    const Value<double> a = parameter_of(tape, {2, 3});
+    mask.apply(Opcode::Select, {mask, a, parameter_of(tape, {3, 2})});
 }
 
 // ---- elementwise unary ----
@@ -85,40 +161,57 @@ OpCase record_unary(Tape<double>& tape, Rng& rng) {
     return record_unary_in<op>(tape, rng, -2.0, 2.0);
 }
 
-OpCase record_log(Tape<double>& tape, Rng& rng) {
-    return record_unary_in<Opcode::Log>(tape, rng, 0.2, 3.0);
+template <Opcode op>
+OpCase record_positive(Tape<double>& tape, Rng& rng) {
+    return record_unary_in<op>(tape, rng, 0.2, 3.0);
+}
+
+template <Opcode op>
+OpCase record_wide(Tape<double>& tape, Rng& rng) {
+    return record_unary_in<op>(tape, rng, -3.0, 3.0);
+}
+
+OpCase record_log1p(Tape<double>& tape, Rng& rng) {
+    return record_unary_in<Opcode::Log1p>(tape, rng, -0.5, 3.0);
+}
+
+template <Opcode op>
+OpCase record_away_from_zero(Tape<double>& tape, Rng& rng) {
+    const Value<double> a =
+        source(tape, 0, rng.tensor_away_from_zero<double>(rng.shape(0, 3, 3), 0.2, 2.0));
+    return {{a}, a.apply(op, {a})};
 }
 
 template <Opcode op>
 void invalid_unary(Tape<double>& tape) {
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
+    const Value<double> a = parameter_of(tape, {2, 3});
     a.apply(op, {a, a});
 }
 
 // ---- contraction and reduction ----
 
+// Matrices, or batches of them (equal leading axes, as the opcode demands).
 OpCase record_matmul(Tape<double>& tape, Rng& rng) {
     const std::size_t m = rng.between(1, 3);
     const std::size_t k = rng.between(1, 3);
     const std::size_t n = rng.between(1, 3);
-    const Value<double> a = source(tape, 0, rng.tensor<double>({m, k}, -1.0, 1.0));
-    const Value<double> b = source(tape, 1, rng.tensor<double>({k, n}, -1.0, 1.0));
-    return {{a, b}, a.matmul(b)};
+    Shape left{m, k};
+    Shape right{k, n};
+    for (std::size_t extent : rng.shape(0, 2, 2).extents()) {
+        left = left.with_axis(0, extent);
+        right = right.with_axis(0, extent);
+    }
+    const Value<double> a = source(tape, 0, rng.tensor<double>(left, -1.0, 1.0));
+    const Value<double> b = source(tape, 1, rng.tensor<double>(right, -1.0, 1.0));
+    return {{a, b}, a.apply(Opcode::MatMul, {a, b})};
 }
 
 void invalid_matmul(Tape<double>& tape) {
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
-    const Value<double> b = tape.parameter(Tensor<double>::filled({4, 5}, 1.0));
-    a.matmul(b);
+    parameter_of(tape, {2, 3}).matmul(parameter_of(tape, {4, 5}));
 }
 
-// Sums over all axes or one; one axis may exceed the 16 lanes of the striped order.
 OpCase record_sum(Tape<double>& tape, Rng& rng) {
-    Shape shape = rng.shape(0, 3, 3);
-    if (shape.rank() > 0 && rng.chance(0.5)) {
-        const std::size_t long_axis = rng.between(0, shape.rank() - 1);
-        shape = shape.with_extent(long_axis, rng.between(15, 20));
-    }
+    const Shape shape = maybe_long_axis(rng, rng.shape(0, 3, 3));
     const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
     if (shape.rank() == 0 || rng.chance(0.4)) {
         return {{a}, a.sum()};
@@ -126,8 +219,20 @@ OpCase record_sum(Tape<double>& tape, Rng& rng) {
     return {{a}, a.sum(rng.between(0, shape.rank() - 1))};
 }
 
-void invalid_sum(Tape<double>& tape) {
-    tape.parameter(Tensor<double>::filled({2, 3}, 1.0)).sum(2);
+// Max, LogSumExp and LogSoftmax: one axis of a rank 1 to 3 operand.
+template <Opcode op>
+OpCase record_along_axis(Tape<double>& tape, Rng& rng) {
+    const Shape shape = maybe_long_axis(rng, rng.shape(1, 3, 3));
+    const Tensor<double> payload =
+        op == Opcode::Max ? distinct(rng, shape) : rng.tensor<double>(shape, -2.0, 2.0);
+    const Value<double> a = source(tape, 0, payload);
+    return {{a}, a.apply(op, {a}, AxisAttributes{rng.between(0, shape.rank() - 1)})};
+}
+
+template <Opcode op>
+void invalid_axis(Tape<double>& tape) {
+    const Value<double> a = parameter_of(tape, {2, 3});
+    a.apply(op, {a}, AxisAttributes{2});
 }
 
 // ---- layout ----
@@ -139,7 +244,7 @@ OpCase record_reshape(Tape<double>& tape, Rng& rng) {
 }
 
 void invalid_reshape(Tape<double>& tape) {
-    tape.parameter(Tensor<double>::filled({2, 3}, 1.0)).reshape(Shape{4});
+    parameter_of(tape, {2, 3}).reshape(Shape{4});
 }
 
 OpCase record_permute(Tape<double>& tape, Rng& rng) {
@@ -156,7 +261,7 @@ OpCase record_permute(Tape<double>& tape, Rng& rng) {
 }
 
 void invalid_permute(Tape<double>& tape) {
-    tape.parameter(Tensor<double>::filled({2, 3}, 1.0)).permute(Axes{0, 0});
+    parameter_of(tape, {2, 3}).permute(Axes{0, 0});
 }
 
 OpCase record_broadcast_along(Tape<double>& tape, Rng& rng) {
@@ -166,7 +271,7 @@ OpCase record_broadcast_along(Tape<double>& tape, Rng& rng) {
 }
 
 void invalid_broadcast_along(Tape<double>& tape) {
-    tape.parameter(Tensor<double>::filled({2, 3}, 1.0)).broadcast_along(3, 2);
+    parameter_of(tape, {2, 3}).broadcast_along(3, 2);
 }
 
 struct Window {
@@ -203,7 +308,7 @@ OpCase record_unfold(Tape<double>& tape, Rng& rng) {
 }
 
 void invalid_unfold(Tape<double>& tape) {
-    tape.parameter(Tensor<double>::filled({2, 3}, 1.0)).unfold(1, 4, 1);
+    parameter_of(tape, {2, 3}).unfold(1, 4, 1);
 }
 
 OpCase record_fold(Tape<double>& tape, Rng& rng) {
@@ -211,15 +316,12 @@ OpCase record_fold(Tape<double>& tape, Rng& rng) {
     const Window w = random_window(rng, base);
     const Shape windows = base.with_extent(w.axis, w.count).with_axis(w.axis + 1, w.size);
     const Value<double> a = source(tape, 0, rng.tensor<double>(windows, -1.0, 1.0));
-    return {
-        {a},
-        a.apply(Opcode::Fold, {a}, FoldAttributes{w.axis, w.size, w.step, w.dilation, w.extent})};
+    return {{a}, a.fold(w.axis, w.size, w.step, w.dilation, w.extent)};
 }
 
 void invalid_fold(Tape<double>& tape) {
     // Unfolding an axis of 5 by windows of 2 gives 4 windows, not 2.
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 2}, 1.0));
-    a.apply(Opcode::Fold, {a}, FoldAttributes{0, 2, 1, 1, 5});
+    parameter_of(tape, {2, 2}).fold(0, 2, 1, 1, 5);
 }
 
 OpCase record_narrow(Tape<double>& tape, Rng& rng) {
@@ -232,116 +334,26 @@ OpCase record_narrow(Tape<double>& tape, Rng& rng) {
 }
 
 void invalid_narrow(Tape<double>& tape) {
-    tape.parameter(Tensor<double>::filled({2, 3}, 1.0)).narrow(1, 2, 2);
-}
-
-OpCase record_pad(Tape<double>& tape, Rng& rng) {
-    const Shape shape = rng.shape(1, 3, 3);
-    const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
-    return {{a}, a.pad(rng.between(0, shape.rank() - 1), rng.between(0, 2), rng.between(0, 2))};
+    parameter_of(tape, {2, 3}).narrow(1, 2, 2);
 }
 
 void invalid_pad(Tape<double>& tape) {
-    tape.parameter(Tensor<double>::filled({2, 3}, 1.0)).pad(2, 1, 1);
-}
-
-
-// ---- the rest of the catalog ----
-
-OpCase record_compare(Tape<double>& tape, Rng& rng) {
-    const Shape shape = rng.shape(0, 3, 3);
-    const Tensor<double> a_payload = rng.tensor<double>(shape, -1.0, 1.0);
-    const Tensor<double> b_payload = a_payload + rng.tensor_away_from_zero<double>(shape, 0.2, 1.0);
-    const Value<double> a = source(tape, 0, a_payload);
-    const Value<double> b = source(tape, 1, b_payload);
-    const auto direction = static_cast<Comparison>(rng.between(0, 5));
-    return {{a, b}, a.apply(Opcode::Compare, {a, b}, CompareAttributes{direction})};
-}
-
-void invalid_compare(Tape<double>& tape) {
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
-    const Value<double> b = tape.parameter(Tensor<double>::filled({3, 2}, 1.0));
-    a.apply(Opcode::Compare, {a, b}, CompareAttributes{Comparison::Less});
-}
-
-OpCase record_pow(Tape<double>& tape, Rng& rng) {
-    const Shape shape = rng.shape(0, 3, 3);
-    const Value<double> a = source(tape, 0, rng.tensor<double>(shape, 0.3, 2.0));
-    const Value<double> b = source(tape, 1, rng.tensor<double>(shape, -1.5, 1.5));
-    return {{a, b}, a.apply(Opcode::Pow, {a, b})};
-}
-
-// The mask is a fixed leaf of zeros and ones; both branches are differentiated.
-OpCase record_select(Tape<double>& tape, Rng& rng) {
-    const Shape shape = rng.shape(0, 3, 3);
-    const Tensor<double> mask = Tensor<double>::generate(shape, [&](std::span<double> out) {
-        for (double& element : out) {
-            element = rng.chance(0.5) ? 1.0 : 0.0;
-        }
-    });
-    const Value<double> m = tape.leaf(mask);
-    const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
-    const Value<double> b = source(tape, 1, rng.tensor<double>(shape, -1.0, 1.0));
-    return {{a, b}, m.apply(Opcode::Select, {m, a, b})};
-}
-
-void invalid_select(Tape<double>& tape) {
-    const Value<double> m = tape.leaf(Tensor<double>::filled({2}, 1.0));
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
-    m.apply(Opcode::Select, {m, a, a});
-}
-
-// Magnitudes in [0.2, 2] with random signs: away from the kink of abs and the step of sign.
-template <Opcode op>
-OpCase record_unary_away_from_zero(Tape<double>& tape, Rng& rng) {
-    const Value<double> a = source(tape, 0, rng.tensor_away_from_zero<double>(rng.shape(0, 3, 3), 0.2, 2.0));
-    return {{a}, a.apply(op, {a})};
-}
-
-template <Opcode op>
-OpCase record_positive(Tape<double>& tape, Rng& rng) {
-    return record_unary_in<op>(tape, rng, 0.2, 3.0);
-}
-
-OpCase record_log1p(Tape<double>& tape, Rng& rng) {
-    return record_unary_in<Opcode::Log1p>(tape, rng, -0.7, 2.0);
-}
-
-template <Opcode op>
-OpCase record_reduction(Tape<double>& tape, Rng& rng) {
-    Shape shape = rng.shape(1, 3, 3);
-    const std::size_t axis = rng.between(0, shape.rank() - 1);
-    if (rng.chance(0.5)) {
-        shape = shape.with_extent(axis, rng.between(15, 20));
-    }
-    // Distinct values so a maximum is never tied within a stencil step.
-    const Tensor<double> payload = Tensor<double>::generate(shape, [&](std::span<double> out) {
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            out[i] = -1.0 + 0.05 * static_cast<double>(i) + 0.01 * rng.uniform();
-        }
-    });
-    const Value<double> a = source(tape, 0, payload);
-    return {{a}, a.apply(op, {a}, AxisAttributes{axis})};
-}
-
-template <Opcode op>
-void invalid_reduction(Tape<double>& tape) {
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
-    a.apply(op, {a}, AxisAttributes{2});
+    parameter_of(tape, {2, 3}).pad(2, 1, 1);
 }
 
 OpCase record_slice(Tape<double>& tape, Rng& rng) {
-    const Shape shape = rng.shape(1, 3, 5);
+    const Shape shape = rng.shape(1, 3, 6);
     const std::size_t axis = rng.between(0, shape.rank() - 1);
     const std::size_t start = rng.between(0, shape[axis] - 1);
     const std::size_t step = rng.between(1, 3);
-    const std::size_t length = rng.between(1, (shape[axis] - start + step - 1) / step);
+    const std::size_t length = rng.between(1, (shape[axis] - 1 - start) / step + 1);
     const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
     return {{a}, a.apply(Opcode::Slice, {a}, SliceAttributes{axis, start, length, step})};
 }
 
 void invalid_slice(Tape<double>& tape) {
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
+    // Positions 1 and 3 of an axis of 3.
+    const Value<double> a = parameter_of(tape, {2, 3});
     a.apply(Opcode::Slice, {a}, SliceAttributes{1, 1, 2, 2});
 }
 
@@ -349,98 +361,77 @@ OpCase record_concat(Tape<double>& tape, Rng& rng) {
     const Shape shape = rng.shape(1, 3, 3);
     const std::size_t axis = rng.between(0, shape.rank() - 1);
     const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
-    const Shape other = shape.with_extent(axis, rng.between(1, 3));
-    const Value<double> b = source(tape, 1, rng.tensor<double>(other, -1.0, 1.0));
+    const Value<double> b =
+        source(tape, 1, rng.tensor<double>(shape.with_extent(axis, rng.between(1, 3)), -1.0, 1.0));
     return {{a, b}, a.apply(Opcode::Concat, {a, b}, AxisAttributes{axis})};
 }
 
 void invalid_concat(Tape<double>& tape) {
-    const Value<double> a = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));
-    const Value<double> b = tape.parameter(Tensor<double>::filled({3, 2}, 1.0));
-    a.apply(Opcode::Concat, {a, b}, AxisAttributes{0});
+    const Value<double> a = parameter_of(tape, {2, 3});
+    a.apply(Opcode::Concat, {a, parameter_of(tape, {3, 3})}, AxisAttributes{1});
 }
 
-// Random indices into `rows`, repeats included, as an index input.
-Value<double> random_indices(Tape<double>& tape, Rng& rng, const Shape& shape, std::size_t rows) {
-    return tape.indices(Tensor<double>::generate(shape, [&](std::span<double> out) {
-        for (double& element : out) {
-            element = static_cast<double>(rng.between(0, rows - 1));
-        }
-    }));
-}
+// ---- indexing ----
 
+// Picks with repeats (indices of rank 0 to 2 from up to 4 rows), so rows gather
+// several times and scatter-add accumulates.
 OpCase record_gather(Tape<double>& tape, Rng& rng) {
     const std::size_t rows = rng.between(1, 4);
     const Shape table_shape = rng.shape(0, 2, 3).with_axis(0, rows);
     const Value<double> table = source(tape, 0, rng.tensor<double>(table_shape, -1.0, 1.0));
-    const Value<double> indices = random_indices(tape, rng, rng.shape(0, 2, 4), rows);
-    return {{table}, table.apply(Opcode::Gather, {table, indices})};
+    const Value<double> picks = random_indices(tape, rng, rng.shape(0, 2, 3), rows);
+    return {{table}, table.apply(Opcode::Gather, {table, picks}), {picks}};
 }
 
 void invalid_gather(Tape<double>& tape) {
-    const Value<double> table = tape.parameter(Tensor<double>::filled({3, 2}, 1.0));
-    const Value<double> not_indices = tape.input(Tensor<double>::filled({2}, 1.0));
-    table.apply(Opcode::Gather, {table, not_indices});
+    const Value<double> table = parameter_of(tape, {});
+    table.apply(Opcode::Gather, {table, tape.indices({2}, {0, 0})});
 }
 
 OpCase record_scatter_add(Tape<double>& tape, Rng& rng) {
     const std::size_t rows = rng.between(1, 4);
-    const Shape picks = rng.shape(0, 2, 4);
-    const Value<double> indices = random_indices(tape, rng, picks, rows);
-    Shape updates_shape = picks;
-    const Shape rest = rng.shape(0, 2, 3);
-    for (std::size_t axis = 0; axis < rest.rank(); ++axis) {
-        updates_shape = updates_shape.with_axis(updates_shape.rank(), rest[axis]);
+    const Shape picks_shape = rng.shape(0, 2, 3);
+    const Value<double> picks = random_indices(tape, rng, picks_shape, rows);
+    Shape updates_shape = picks_shape;
+    for (std::size_t extent : rng.shape(0, 2, 3).extents()) {
+        updates_shape = updates_shape.with_axis(updates_shape.rank(), extent);
     }
-    const Value<double> updates = source(tape, 1, rng.tensor<double>(updates_shape, -1.0, 1.0));
-    return {{updates}, indices.apply(Opcode::ScatterAdd, {indices, updates}, RowsAttributes{rows})};
+    const Value<double> updates = source(tape, 0, rng.tensor<double>(updates_shape, -1.0, 1.0));
+    return {{updates},
+            picks.apply(Opcode::ScatterAdd, {picks, updates}, RowsAttributes{rows}),
+            {picks}};
 }
 
 void invalid_scatter_add(Tape<double>& tape) {
-    const Value<double> indices = tape.indices({3}, {0, 1, 0});
-    const Value<double> updates = tape.parameter(Tensor<double>::filled({2, 2}, 1.0));
-    indices.apply(Opcode::ScatterAdd, {indices, updates}, RowsAttributes{2});
+    const Value<double> picks = tape.indices({2}, {0, 1});
+    picks.apply(Opcode::ScatterAdd, {picks, parameter_of(tape, {3, 4})}, RowsAttributes{2});
 }
 
-// Its only operand is discrete: nothing is differentiated, the recording and
-// the kernel are what is checked.
 OpCase record_one_hot(Tape<double>& tape, Rng& rng) {
     const std::size_t depth = rng.between(1, 4);
-    const Value<double> indices = random_indices(tape, rng, rng.shape(0, 2, 3), depth);
-    return {{}, indices.one_hot(depth)};
+    const Value<double> picks = random_indices(tape, rng, rng.shape(0, 2, 3), depth);
+    return {{}, picks.one_hot(depth), {picks}};
 }
 
 void invalid_one_hot(Tape<double>& tape) {
-    const Value<double> reals = tape.parameter(Tensor<double>::filled({2}, 1.0));
-    reals.one_hot(3);
-}
-
-OpCase record_batched_matmul(Tape<double>& tape, Rng& rng) {
-    if (rng.chance(0.5)) {
-        return record_matmul(tape, rng);
-    }
-    const Shape batch = rng.shape(1, 2, 2);
-    const std::size_t m = rng.between(1, 3);
-    const std::size_t k = rng.between(1, 3);
-    const std::size_t n = rng.between(1, 3);
-    const Shape left = batch.with_axis(batch.rank(), m).with_axis(batch.rank() + 1, k);
-    const Shape right = batch.with_axis(batch.rank(), k).with_axis(batch.rank() + 1, n);
-    const Value<double> a = source(tape, 0, rng.tensor<double>(left, -1.0, 1.0));
-    const Value<double> b = source(tape, 1, rng.tensor<double>(right, -1.0, 1.0));
-    return {{a, b}, a.apply(Opcode::MatMul, {a, b})};
-}
-
-OpCase record_pad_interior(Tape<double>& tape, Rng& rng) {
-    const Shape shape = rng.shape(1, 3, 3);
-    const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
-    return {{a},
-            a.pad(rng.between(0, shape.rank() - 1),
-                  rng.between(0, 2),
-                  rng.between(0, 2),
-                  rng.between(0, 2))};
+    // Reals where indices belong.
+    parameter_of(tape, {2, 3}).one_hot(3);
 }
 
 constexpr const char* uniform_domain = "uniform in [-1, 1]: the operation is smooth everywhere";
+constexpr const char* unary_domain = "uniform in [-2, 2]: smooth everywhere";
+constexpr const char* wide_domain = "uniform in [-3, 3]: smooth everywhere";
+constexpr const char* positive_domain =
+    "uniform in [0.2, 3]: positive, away from the pole or "
+    "branch point at 0";
+constexpr const char* untied_domain =
+    "b = a + s with |s| in [0.2, 1]: no ties, so no stencil "
+    "point (2h = 2e-3) crosses the kink";
+
+// The advice each rejection gives: enough of it to show it says how to fix the call.
+constexpr const char* shapes_advice = "broadcast";
+constexpr const char* arity_advice = "operands";
+constexpr const char* axis_advice = "out of range";
 
 const std::array specs{
     OpSpec{Opcode::Add,
@@ -448,187 +439,188 @@ const std::array specs{
            default_tolerance,
            record_binary<Opcode::Add>,
            invalid_binary<Opcode::Add>,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Sub,
            uniform_domain,
            default_tolerance,
            record_binary<Opcode::Sub>,
            invalid_binary<Opcode::Sub>,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Mul,
            uniform_domain,
            default_tolerance,
            record_binary<Opcode::Mul>,
            invalid_binary<Opcode::Mul>,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Div,
-           "numerator in [-1, 1], denominator of magnitude in [0.5, 1.5]: away from the pole at 0",
+           "numerator in [-1, 1], denominator of magnitude in [0.5, 1.5]: away from the pole",
            default_tolerance,
            record_div,
            invalid_binary<Opcode::Div>,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Maximum,
-           "b = a + s with |s| in [0.2, 1]: no ties, so no stencil point crosses the kink",
+           untied_domain,
            default_tolerance,
            record_untied<Opcode::Maximum>,
            invalid_binary<Opcode::Maximum>,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Minimum,
-           "b = a + s with |s| in [0.2, 1]: no ties, so no stencil point crosses the kink",
+           untied_domain,
            default_tolerance,
            record_untied<Opcode::Minimum>,
            invalid_binary<Opcode::Minimum>,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Pow,
-           "base in [0.3, 2] (positive, so log(base) exists), exponent in [-1.5, 1.5]",
+           "base in [0.5, 2] (positive: the exponent's derivative takes log(base)), exponent "
+           "in [-2, 2]",
            default_tolerance,
            record_pow,
            invalid_binary<Opcode::Pow>,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Compare,
-           "b = a + s with |s| in [0.2, 1], every direction: away from the step, the derivative is 0",
+           "every direction on untied operands: away from the step, the derivative is 0",
            default_tolerance,
            record_compare,
            invalid_compare,
-           "broadcast"},
+           shapes_advice},
     OpSpec{Opcode::Select,
-           "a fixed random mask; both branches uniform in [-1, 1]",
+           "a constant mask of 0, 1 and 2.5; branches uniform in [-1, 1]",
            default_tolerance,
            record_select,
            invalid_select,
-           "one shape"},
+           "broadcast them first"},
     OpSpec{Opcode::Neg,
-           "uniform in [-2, 2]",
+           unary_domain,
            default_tolerance,
            record_unary<Opcode::Neg>,
            invalid_unary<Opcode::Neg>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Abs,
-           "magnitudes in [0.2, 2], random signs: away from the kink at 0",
+           "magnitude in [0.2, 2], random signs: away from the kink at 0",
            default_tolerance,
-           record_unary_away_from_zero<Opcode::Abs>,
+           record_away_from_zero<Opcode::Abs>,
            invalid_unary<Opcode::Abs>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Sign,
-           "magnitudes in [0.2, 2], random signs: away from the step at 0",
+           "magnitude in [0.2, 2], random signs: away from the step at 0, the derivative is 0",
            default_tolerance,
-           record_unary_away_from_zero<Opcode::Sign>,
+           record_away_from_zero<Opcode::Sign>,
            invalid_unary<Opcode::Sign>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Exp,
-           "uniform in [-2, 2]",
+           unary_domain,
            default_tolerance,
            record_unary<Opcode::Exp>,
            invalid_unary<Opcode::Exp>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Expm1,
-           "uniform in [-2, 2]",
+           unary_domain,
            default_tolerance,
            record_unary<Opcode::Expm1>,
            invalid_unary<Opcode::Expm1>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Log,
-           "uniform in [0.2, 3]: positive, away from the pole at 0",
+           positive_domain,
            default_tolerance,
-           record_log,
+           record_positive<Opcode::Log>,
            invalid_unary<Opcode::Log>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Log1p,
-           "uniform in [-0.7, 2]: away from the pole at -1",
+           "uniform in [-0.5, 3]: away from the pole at -1",
            default_tolerance,
            record_log1p,
            invalid_unary<Opcode::Log1p>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Sqrt,
-           "uniform in [0.2, 3]: positive, away from the kink at 0",
+           positive_domain,
            default_tolerance,
            record_positive<Opcode::Sqrt>,
            invalid_unary<Opcode::Sqrt>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Rsqrt,
-           "uniform in [0.2, 3]: positive, away from the pole at 0",
+           positive_domain,
            default_tolerance,
            record_positive<Opcode::Rsqrt>,
            invalid_unary<Opcode::Rsqrt>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Square,
-           "uniform in [-2, 2]",
+           unary_domain,
            default_tolerance,
            record_unary<Opcode::Square>,
            invalid_unary<Opcode::Square>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Sin,
-           "uniform in [-2, 2]",
+           wide_domain,
            default_tolerance,
-           record_unary<Opcode::Sin>,
+           record_wide<Opcode::Sin>,
            invalid_unary<Opcode::Sin>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Cos,
-           "uniform in [-2, 2]",
+           wide_domain,
            default_tolerance,
-           record_unary<Opcode::Cos>,
+           record_wide<Opcode::Cos>,
            invalid_unary<Opcode::Cos>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Tanh,
-           "uniform in [-2, 2]",
+           unary_domain,
            default_tolerance,
            record_unary<Opcode::Tanh>,
            invalid_unary<Opcode::Tanh>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Sigmoid,
-           "uniform in [-2, 2]",
+           unary_domain,
            default_tolerance,
            record_unary<Opcode::Sigmoid>,
            invalid_unary<Opcode::Sigmoid>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Erf,
-           "uniform in [-2, 2]",
+           unary_domain,
            default_tolerance,
            record_unary<Opcode::Erf>,
            invalid_unary<Opcode::Erf>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Gelu,
-           "uniform in [-2, 2]",
+           wide_domain,
            default_tolerance,
-           record_unary<Opcode::Gelu>,
+           record_wide<Opcode::Gelu>,
            invalid_unary<Opcode::Gelu>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::Softplus,
-           "uniform in [-2, 2]",
+           wide_domain,
            default_tolerance,
-           record_unary<Opcode::Softplus>,
+           record_wide<Opcode::Softplus>,
            invalid_unary<Opcode::Softplus>,
-           "operands"},
+           arity_advice},
     OpSpec{Opcode::MatMul,
-           "[m, k] x [k, n] or batched over 1 to 2 axes, extents 1 to 3, uniform in [-1, 1]",
+           "[..., m, k] x [..., k, n], extents 1 to 3, up to 2 batch axes, uniform in [-1, 1]",
            default_tolerance,
-           record_batched_matmul,
+           record_matmul,
            invalid_matmul,
            "inner extents differ"},
     OpSpec{Opcode::Sum,
            "all axes or one; an axis of 15 to 20 crosses the 16 striped lanes",
            default_tolerance,
            record_sum,
-           invalid_sum,
-           "out of range"},
+           invalid_axis<Opcode::Sum>,
+           axis_advice},
     OpSpec{Opcode::Max,
-           "distinct, evenly spread values (no ties); an axis of 15 to 20 at times",
+           "elements at least 0.25 apart: no ties along any axis, so no kink is crossed",
            default_tolerance,
-           record_reduction<Opcode::Max>,
-           invalid_reduction<Opcode::Max>,
-           "out of range"},
+           record_along_axis<Opcode::Max>,
+           invalid_axis<Opcode::Max>,
+           axis_advice},
     OpSpec{Opcode::LogSumExp,
-           "evenly spread values in [-1, 2]; an axis of 15 to 20 at times",
+           "uniform in [-2, 2] along one axis, sometimes longer than 16",
            default_tolerance,
-           record_reduction<Opcode::LogSumExp>,
-           invalid_reduction<Opcode::LogSumExp>,
-           "out of range"},
+           record_along_axis<Opcode::LogSumExp>,
+           invalid_axis<Opcode::LogSumExp>,
+           axis_advice},
     OpSpec{Opcode::LogSoftmax,
-           "evenly spread values in [-1, 2]; an axis of 15 to 20 at times",
+           "uniform in [-2, 2] along one axis, sometimes longer than 16",
            default_tolerance,
-           record_reduction<Opcode::LogSoftmax>,
-           invalid_reduction<Opcode::LogSoftmax>,
-           "out of range"},
+           record_along_axis<Opcode::LogSoftmax>,
+           invalid_axis<Opcode::LogSoftmax>,
+           axis_advice},
     OpSpec{Opcode::Reshape,
            "any refactorisation of the element count, rank 0 to 4",
            default_tolerance,
@@ -646,7 +638,7 @@ const std::array specs{
            default_tolerance,
            record_broadcast_along,
            invalid_broadcast_along,
-           "out of range"},
+           axis_advice},
     OpSpec{Opcode::Unfold,
            "extent 1 to 6, any valid size, step 1 to 3, dilation 1 or 2",
            default_tolerance,
@@ -668,35 +660,35 @@ const std::array specs{
     OpSpec{Opcode::Pad,
            "0 to 2 zeros before, after and between elements",
            default_tolerance,
-           record_pad_interior,
+           record_pad,
            invalid_pad,
-           "out of range"},
+           axis_advice},
     OpSpec{Opcode::Slice,
-           "any start, step 1 to 3, at least one position",
+           "any start, step 1 to 3, a length of at least 1",
            default_tolerance,
            record_slice,
            invalid_slice,
            "do not fit"},
     OpSpec{Opcode::Concat,
-           "any axis, the second operand 1 to 3 long along it",
+           "two operands that differ along the joined axis only",
            default_tolerance,
            record_concat,
            invalid_concat,
            "agree on every axis"},
     OpSpec{Opcode::Gather,
-           "random indices with repeats; the table is differentiated",
+           "a table of 1 to 4 rows, indices of rank 0 to 2 with repeats",
            default_tolerance,
            record_gather,
            invalid_gather,
-           "tape.indices"},
+           "row axis"},
     OpSpec{Opcode::ScatterAdd,
-           "random indices with repeats; the updates are differentiated",
+           "indices of rank 0 to 2 with repeats into 1 to 4 rows",
            default_tolerance,
            record_scatter_add,
            invalid_scatter_add,
-           "indices' shape"},
+           "must start with the indices' shape"},
     OpSpec{Opcode::OneHot,
-           "random indices; there is no real operand to differentiate",
+           "indices of rank 0 to 2 below a depth of 1 to 4: nothing to differentiate",
            default_tolerance,
            record_one_hot,
            invalid_one_hot,
@@ -710,12 +702,8 @@ std::span<const OpSpec> op_specs() {
 }
 
 const OpSpec* find_op_spec(Opcode opcode) {
-    for (const OpSpec& spec : specs) {
-        if (spec.opcode == opcode) {
-            return &spec;
-        }
-    }
-    return nullptr;
+    const auto found = std::ranges::find(specs, opcode, &OpSpec::opcode);
+    return found == specs.end() ? nullptr : &*found;
 }
 
 std::vector<Opcode> computed_opcodes() {

@@ -16,11 +16,14 @@
 
 namespace topos::test {
 
-// One recorded use of an opcode: the sources it reads (parameters and inputs,
-// alternating) and the node of the opcode under test.
+// One recorded use of an opcode: the real sources it reads (parameters and
+// inputs, alternating), which the gradient check differentiates and perturbs;
+// the node of the opcode under test; and the index sources it reads
+// (tape.indices), which no derivative reaches.
 struct OpCase {
     std::vector<Value<double>> operands;
     Value<double> output;
+    std::vector<Value<double>> discrete = {};
 };
 
 struct OpSpec {
