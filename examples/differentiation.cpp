@@ -71,7 +71,12 @@ void a_hessian_vector_product() {
     Tape<double> tape;
     auto w = tape.parameter(Tensor<double>({3}, {0.3, -0.6, 0.9}));
     auto v = tape.input(Tensor<double>({3}, {1.0, 0.5, -0.25}));
-    auto loss = (w.sin() * w.exp()).sum() + w.square().sum().log();
+    // One operation per statement fixes the tape's order: C++ does not order the
+    // evaluation of the two sides of `a + b` when both record.
+    auto sine = w.sin();
+    auto wave = (sine * w.exp()).sum();
+    auto spread = w.square().sum().log();
+    auto loss = wave + spread;
     const auto gradient = tape.differentiate(loss, {w});
     // H v = d (grad . v) / d w: differentiate the recorded gradient again.
     auto directional = (tape.value(gradient.of(w)) * v).sum();

@@ -490,8 +490,9 @@ Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels) {
         throw ShapeError("cross_entropy of node " + std::to_string(logits.index()) + ' ' +
                          logits.shape().str() + ": the logits must be [batch, classes]");
     }
-    const Value<T> picked = (logits.log_softmax(1) * labels.one_hot(logits.shape()[1])).sum(1);
-    return -picked.mean();
+    const Value<T> log_probabilities = logits.log_softmax(1);
+    const Value<T> chosen = labels.one_hot(logits.shape()[1]);
+    return -(log_probabilities * chosen).sum(1).mean();
 }
 
 template <Element T>

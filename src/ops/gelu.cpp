@@ -14,15 +14,18 @@ void kernel(const Node&, std::span<const View<T>> operands, T* out) {
 // d gelu(a) = Phi(a) + a phi(a), with Phi(a) = (1 + erf(a / sqrt 2)) / 2 and
 // phi(a) = e^(-a^2 / 2) / sqrt(2 pi)
 void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
+    // One builder call per statement: C++ leaves the order of a call's arguments
+    // unspecified, and the recorded nodes must come in one order on every compiler.
     AdjointBuilder& b = c.build;
     const Shape& shape = c.node.shape();
     const Ref a = c.operands[0];
+    const Ref half = b.filled(shape, 0.5);
+    const Ref one = b.filled(shape, 1.0);
     const Ref scaled = b.mul(a, b.filled(shape, inverse_sqrt_two));
-    const Ref cdf =
-        b.mul(b.filled(shape, 0.5), b.add(b.filled(shape, 1.0), b.unary(Opcode::Erf, scaled)));
-    const Ref bell =
-        b.unary(Opcode::Exp, b.neg(b.mul(b.filled(shape, 0.5), b.unary(Opcode::Square, a))));
-    const Ref pdf = b.mul(b.filled(shape, inverse_sqrt_two_pi), bell);
+    const Ref cdf = b.mul(half, b.add(one, b.unary(Opcode::Erf, scaled)));
+    const Ref exponent = b.neg(b.mul(half, b.unary(Opcode::Square, a)));
+    const Ref bell = b.unary(Opcode::Exp, exponent);
+    const Ref pdf = b.mul(bell, b.filled(shape, inverse_sqrt_two_pi));
     contributions[0] = b.mul(c.adjoint, b.add(cdf, b.mul(a, pdf)));
 }
 

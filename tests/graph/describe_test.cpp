@@ -202,6 +202,15 @@ TEST(Describe, PrintsEachAttributeKindAsNameValuePairs) {
     EXPECT_THAT(pad, HasSubstr("after=3"));
 }
 
+TEST(Describe, PrintsTheCatalogsAttributesAsNameValuePairs) {
+    EXPECT_EQ(printed(Attributes(SliceAttributes{1, 2, 3, 2})), "axis=1 start=2 len=3 step=2");
+    EXPECT_EQ(printed(Attributes(RowsAttributes{7})), "rows=7");
+    EXPECT_THAT(printed(Attributes(CompareAttributes{Comparison::Less})), StartsWith("direction="));
+    EXPECT_NE(printed(Attributes(CompareAttributes{Comparison::Less})),
+              printed(Attributes(CompareAttributes{Comparison::Greater})));
+    EXPECT_THAT(printed(Attributes(PadAttributes{0, 1, 2, 3})), HasSubstr("interior=3"));
+}
+
 TEST(Describe, PrintsSumAlongAnAxisWithItsAttribute) {
     Tape<double> tape;
     const auto x = tape.parameter(Tensor<double>::filled({2, 3}, 1.0));

@@ -120,6 +120,32 @@ TEST_P(OpRow, SpecRecordsTheOpcodeWithTheRowsArity) {
     }
 }
 
+// The spec's index sources sit exactly at the operand positions the row marks
+// as indices, and everything else it reads is real.
+TEST_P(OpRow, SpecFeedsIndicesExactlyWhereTheRowReadsThem) {
+    const test::OpSpec* spec = test::find_op_spec(GetParam());
+    ASSERT_NE(spec, nullptr);
+    const detail::OpInfo& row = detail::op_info(GetParam());
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        test::Rng rng(seed);
+        Tape<double> tape;
+        const test::OpCase recorded = spec->record(tape, rng);
+        const Node& node = tape.nodes()[recorded.output.index()];
+        for (std::size_t i = 0; i < node.operands().size(); ++i) {
+            const bool index = ((row.index_operands >> i) & 1U) != 0;
+            EXPECT_EQ(tape.nodes()[node.operands()[i]].dtype() == DType::Index, index)
+                << "operand " << i;
+        }
+        for (const Value<double>& source : recorded.discrete) {
+            EXPECT_EQ(tape.nodes()[source.index()].dtype(), DType::Index);
+        }
+        for (const Value<double>& source : recorded.operands) {
+            EXPECT_EQ(tape.nodes()[source.index()].dtype(), DType::Real);
+            EXPECT_TRUE(is_source(tape.nodes()[source.index()].opcode()));
+        }
+    }
+}
+
 TEST_P(OpRow, ShapeRuleRejectsABadCallNamingTheOperation) {
     const test::OpSpec* spec = test::find_op_spec(GetParam());
     ASSERT_NE(spec, nullptr);

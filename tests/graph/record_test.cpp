@@ -343,6 +343,47 @@ TEST(Tape, RecordReturnsATupleForStructuredBindings) {
     EXPECT_EQ(network.forward(network.parameters()).of(loss).scalar(), 9.0);
 }
 
+TEST(Tape, GivesAValueForASymbolOfItsOwnNodes) {
+    Tape<double> tape;
+    const auto w = tape.parameter(3.0);
+    const Symbol square = w * w;
+    const auto again = tape.value(square);
+    EXPECT_EQ(again.index(), square.index());
+    EXPECT_EQ(again.shape(), Shape{});
+    (void)(again + w);  // records on top of it
+    EXPECT_EQ(tape.nodes().size(), 3u);
+    Tape<double> other;
+    (void)other.parameter(1.0);
+    EXPECT_THROW((void)other.value(square), SymbolError);
+}
+
+TEST(Tape, RecordsIndicesAsAnIndexInput) {
+    Tape<double> tape;
+    const auto picks = tape.indices({2}, {1, 0});
+    EXPECT_EQ(tape.nodes()[0].opcode(), Opcode::Input);
+    EXPECT_EQ(tape.nodes()[0].dtype(), DType::Index);
+    EXPECT_EQ(picks.one_hot(2).shape(), (Shape{2, 2}));
+    EXPECT_EQ(tape.nodes()[1].dtype(), DType::Real);
+    EXPECT_THROW((void)tape.indices(Tensor<double>({1}, {0.5})), Error);
+}
+
+TEST(Tape, RejectsRealsWhereAnOperationReadsIndices) {
+    Tape<double> tape;
+    const auto table = tape.parameter(Tensor<double>::filled({3, 2}, 1.0));
+    const auto reals = tape.input(Tensor<double>({2}, {0, 1}));
+    EXPECT_THAT(shape_error_of(tape, [&] { (void)gather(table, reals); }),
+                AllOf(HasSubstr("Gather"), HasSubstr("node 1 [2]"), HasSubstr("tape.indices")));
+}
+
+TEST(Tape, RejectsIndicesWhereAnOperationComputesOnReals) {
+    Tape<double> tape;
+    const auto picks = tape.indices({2}, {1, 0});
+    const auto x = tape.parameter(Tensor<double>::filled({2}, 1.0));
+    EXPECT_THAT(shape_error_of(tape, [&] { (void)(picks * x); }),
+                AllOf(HasSubstr("Mul"), HasSubstr("one_hot")));
+    EXPECT_THAT(shape_error_of(tape, [&] { (void)picks.exp(); }), HasSubstr("Exp"));
+}
+
 TEST(Tape, DetachesValuesIntoSymbolsThatOutliveTheTape) {
     Symbol symbol;
     Network<float> network = [&] {

@@ -235,6 +235,74 @@ TEST(Backward, RejectsAVjpSeedOfAnotherShape) {
     EXPECT_THROW((void)tape.vjp(x * x, seed, {x}), GradientError);
 }
 
+TEST(Backward, SharesTheAdjointOfAMaximumEvenlyAmongTies) {
+    auto [network, x, loss] = Tape<double>::record([](Tape<double>& tape) {
+        const auto x = tape.parameter(Tensor<double>({2, 3}, {1, 3, 3, 5, 2, 4}));
+        return detach(x, x.max(1).sum());
+    });
+    // Row 0 ties at 3: each copy gets half; row 1's maximum is unique.
+    EXPECT_EQ(network.forward(network.parameters()).backward(loss).of(x),
+              (Tensor<double>({2, 3}, {0, 0.5, 0.5, 1, 0, 0})));
+}
+
+TEST(Backward, RoutesTheAdjointOfASelectToTheChosenBranch) {
+    auto [network, a, b, loss] = Tape<double>::record([](Tape<double>& tape) {
+        const auto mask = tape.leaf(Tensor<double>({3}, {1, 0, 1}));
+        const auto a = tape.parameter(Tensor<double>({3}, {1, 2, 3}));
+        const auto b = tape.parameter(Tensor<double>({3}, {4, 5, 6}));
+        const auto weights = tape.leaf(Tensor<double>({3}, {10, 20, 30}));
+        return detach(a, b, (where(mask, a, b) * weights).sum());
+    });
+    const Field<double> field = network.forward(network.parameters()).backward(loss);
+    EXPECT_EQ(field.of(a), (Tensor<double>({3}, {10, 0, 30})));
+    EXPECT_EQ(field.of(b), (Tensor<double>({3}, {0, 20, 0})));
+}
+
+TEST(Backward, AccumulatesTheRowsAGatherPickedSeveralTimes) {
+    auto [network, table, picks, loss] = Tape<double>::record([](Tape<double>& tape) {
+        const auto table = tape.parameter(Tensor<double>({3, 2}, {1, 2, 3, 4, 5, 6}));
+        const auto picks = tape.indices({3}, {2, 0, 2});
+        return detach(table, picks, gather(table, picks).sum());
+    });
+    const Field<double> field = network.forward(network.parameters()).backward(loss);
+    EXPECT_EQ(field.of(table), (Tensor<double>({3, 2}, {1, 1, 0, 0, 2, 2})));
+    EXPECT_TRUE(bit_equal(field.of(picks), Tensor<double>::filled({3}, 0.0)));
+}
+
+TEST(Backward, GivesNoDerivativeThroughAbsAtZero) {
+    auto [network, x, loss] = Tape<double>::record([](Tape<double>& tape) {
+        const auto x = tape.parameter(Tensor<double>({3}, {-2, 0, 3}));
+        return detach(x, x.abs().sum());
+    });
+    EXPECT_EQ(network.forward(network.parameters()).backward(loss).of(x),
+              (Tensor<double>({3}, {-1, 0, 1})));
+}
+
+TEST(Backward, ReadsRecordedGradientsAsParametersForATrainingStep) {
+    Tape<double> tape;
+    const auto w = tape.parameter(0.5);
+    const auto unused = tape.parameter(Tensor<double>::filled({2}, 1.0));
+    const auto x = tape.input(2.0);
+    const auto y = tape.input(4.0);
+    const auto error = w * x - y;
+    const auto loss = error * error;
+    const Adjoints<double> adjoints = tape.differentiate(loss, {w});
+    const Symbol ws = w;
+    const Symbol unused_symbol = unused;
+    const auto network = std::move(tape).into_network();
+    const Parameters<double> parameters = network.parameters();
+    const topos::Run<double> run = network.forward(parameters);
+    const Parameters<double> gradients = run.recorded_gradients(adjoints);
+    EXPECT_EQ(gradients.of(ws).scalar(), -12.0);
+    EXPECT_TRUE(bit_equal(gradients.of(unused_symbol), Tensor<double>::filled({2}, 0.0)));
+    EXPECT_TRUE(bit_equal(gradients.of(ws), run.backward(adjoints.target()).of(ws)));
+    const Parameters<double> next =
+        parameters.step(gradients, [](const Tensor<double>& p, const Tensor<double>& g) {
+            return p - g * Tensor<double>(0.02);
+        });
+    EXPECT_EQ(next.of(ws).scalar(), 0.5 + 0.24);
+}
+
 TEST(Backward, DifferentiatesASumOverSeveralAxesOnTheTape) {
     // The derivative of a full sum repeats the adjoint over every axis; with
     // several axes the tape grows while the rule reads the operand's shape.

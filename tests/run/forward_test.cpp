@@ -65,7 +65,10 @@ Tensor<T> apply_to(Opcode opcode,
         if (values.size() == 1) {
             return values[0].apply(opcode, {values[0]}, attributes);
         }
-        return values[0].apply(opcode, {values[0], values[1]}, attributes);
+        if (values.size() == 2) {
+            return values[0].apply(opcode, {values[0], values[1]}, attributes);
+        }
+        return values[0].apply(opcode, {values[0], values[1], values[2]}, attributes);
     });
 }
 
@@ -445,6 +448,220 @@ TEST(Forward, PadsOneAxisWithZeros) {
               (Tensor<double>({2, 3}, {0, 1, 2, 0, 3, 4})));
     EXPECT_EQ(apply(Opcode::Pad, {Tensor<double>({1, 2}, {1, 2})}, PadAttributes{0, 0, 1}),
               (Tensor<double>({2, 2}, {1, 2, 0, 0})));
+}
+
+// ---- the rest of the catalog ----
+
+TEST(Forward, TakesTheMinimumAndPropagatesNaNFromEitherSide) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const Tensor<double> out =
+        apply(Opcode::Minimum,
+              {Tensor<double>({5}, {1, 5, -2, nan, 0}), Tensor<double>({5}, {3, 2, -2, 0, nan})});
+    EXPECT_EQ(out.data()[0], 1);
+    EXPECT_EQ(out.data()[1], 2);
+    EXPECT_EQ(out.data()[2], -2);
+    EXPECT_TRUE(std::isnan(out.data()[3]));
+    EXPECT_TRUE(std::isnan(out.data()[4]));
+}
+
+TEST(Forward, RaisesToPowersExactlyWhereTheResultIsExact) {
+    // Small integer powers, powers of two and exact square roots are exact
+    // (docs/exact-math.md), as are the IEEE special cases x^0 = 1 and 1^y = 1.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const Tensor<double> out = apply(Opcode::Pow,
+                                     {Tensor<double>({7}, {2, 4, 2, 5, 1, -2, -2}),
+                                      Tensor<double>({7}, {3, 0.5, -1, 0, nan, 2, 3})});
+    EXPECT_EQ(out, (Tensor<double>({7}, {8, 2, 0.5, 1, 1, 4, -8})));
+    EXPECT_TRUE(
+        std::isnan(apply(Opcode::Pow, {Tensor<double>(-8.0), Tensor<double>(1.0 / 3)}).scalar()));
+}
+
+TEST(Forward, SelectsTheFirstBranchWhereTheMaskIsNonZero) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_EQ(apply(Opcode::Select,
+                    {Tensor<double>({5}, {1, 0, 2.5, -0.0, nan}),
+                     Tensor<double>({5}, {1, 2, 3, 4, 5}),
+                     Tensor<double>({5}, {10, 20, 30, 40, 50})}),
+              (Tensor<double>({5}, {1, 20, 3, 40, 5})));
+}
+
+TEST(Forward, TakesAbsoluteValuesAndSigns) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_TRUE(bit_equal(apply(Opcode::Abs, {Tensor<double>({3}, {-1.5, 2, -0.0})}),
+                          Tensor<double>({3}, {1.5, 2, 0.0})));
+    const Tensor<double> sign =
+        apply(Opcode::Sign, {Tensor<double>({5}, {-3, 0.5, -0.0, 0.0, nan})});
+    // Zeros keep their sign and a NaN passes through unchanged (same bits).
+    EXPECT_TRUE(bit_equal(sign, Tensor<double>({5}, {-1, 1, -0.0, 0.0, nan})));
+}
+
+TEST(Forward, EvaluatesTheCatalogsFunctionsExactlyWhereTheyAreExact) {
+    const Tensor<double> zero({1}, {0.0});
+    EXPECT_EQ(apply(Opcode::Expm1, {zero}), zero);
+    EXPECT_EQ(apply(Opcode::Log1p, {zero}), zero);
+    EXPECT_EQ(apply(Opcode::Sin, {zero}), zero);
+    EXPECT_EQ(apply(Opcode::Cos, {zero}), (Tensor<double>({1}, {1.0})));
+    EXPECT_EQ(apply(Opcode::Erf, {zero}), zero);
+    EXPECT_EQ(apply(Opcode::Gelu, {zero}), zero);
+    EXPECT_EQ(apply(Opcode::Sqrt, {Tensor<double>({3}, {4, 0, 2.25})}),
+              (Tensor<double>({3}, {2, 0, 1.5})));
+    // sqrt is IEEE's correctly rounded square root.
+    EXPECT_EQ(apply(Opcode::Sqrt, {Tensor<double>(2.0)}).scalar(), std::sqrt(2.0));
+    EXPECT_EQ(apply(Opcode::Rsqrt, {Tensor<double>({2}, {4, 0.25})}),
+              (Tensor<double>({2}, {0.5, 2})));
+    EXPECT_EQ(apply(Opcode::Square, {Tensor<double>({3}, {3, -1.5, -0.0})}),
+              (Tensor<double>({3}, {9, 2.25, 0})));
+    EXPECT_EQ(apply(Opcode::Erf, {Tensor<double>({2}, {40, -40})}), (Tensor<double>({2}, {1, -1})));
+}
+
+TEST(Forward, EvaluatesTheCatalogsFunctionsWithinOneUlp) {
+    const std::vector<double> xs{-2.5, -1.0, -0.3, 0.3, 1.0, 2.5};
+    const Tensor<double> x(Shape{xs.size()}, xs);
+    const Tensor<double> expm1 = apply(Opcode::Expm1, {x});
+    const Tensor<double> log1p = apply(Opcode::Log1p, {Tensor<double>(Shape{3}, {-0.5, 0.3, 2.5})});
+    const Tensor<double> sin = apply(Opcode::Sin, {x});
+    const Tensor<double> cos = apply(Opcode::Cos, {x});
+    const Tensor<double> erf = apply(Opcode::Erf, {x});
+    const Tensor<double> gelu = apply(Opcode::Gelu, {x});
+    const Tensor<double> softplus = apply(Opcode::Softplus, {x});
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        const long double v = xs[i];
+        expect_within_one_ulp(expm1.data()[i], std::expm1(v));
+        expect_within_one_ulp(sin.data()[i], std::sin(v));
+        expect_within_one_ulp(cos.data()[i], std::cos(v));
+        expect_within_one_ulp(erf.data()[i], std::erf(v));
+        expect_within_one_ulp(gelu.data()[i], v * (1.0L + std::erf(v / std::sqrt(2.0L))) / 2.0L);
+        expect_within_one_ulp(softplus.data()[i], std::log1p(std::exp(v)));
+    }
+    expect_within_one_ulp(log1p.data()[0], std::log1p(-0.5L));
+    expect_within_one_ulp(log1p.data()[1], std::log1p(0.3L));
+    expect_within_one_ulp(log1p.data()[2], std::log1p(2.5L));
+}
+
+TEST(Forward, TakesTheMaximumAlongAnAxis) {
+    const Tensor<double> x({2, 3}, {1, 5, 3, 7, 2, 7});
+    EXPECT_EQ(apply(Opcode::Max, {x}, AxisAttributes{1}), (Tensor<double>({2}, {5, 7})));
+    EXPECT_EQ(apply(Opcode::Max, {x}, AxisAttributes{0}), (Tensor<double>({3}, {7, 5, 7})));
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const Tensor<double> with_nan =
+        apply(Opcode::Max, {Tensor<double>({2, 2}, {nan, 1, 1, nan})}, AxisAttributes{1});
+    EXPECT_TRUE(std::isnan(with_nan.data()[0]));
+    EXPECT_TRUE(std::isnan(with_nan.data()[1]));
+    EXPECT_EQ(apply(Opcode::Max, {Tensor<double>({1}, {-inf})}, AxisAttributes{0}).scalar(), -inf);
+}
+
+TEST(Forward, TakesLogSumExpStablyAlongAnAxis) {
+    const Tensor<double> out = apply(Opcode::LogSumExp,
+                                     {Tensor<double>({3, 2}, {0, 0, 1000, 1000, -inf, -inf})},
+                                     AxisAttributes{1});
+    expect_within_one_ulp(out.data()[0], std::log(2.0L));
+    expect_within_one_ulp(out.data()[1], 1000.0L + std::log(2.0L));  // no overflow
+    EXPECT_EQ(out.data()[2], -inf);
+    EXPECT_EQ(apply(Opcode::LogSumExp, {Tensor<double>({2}, {inf, 0})}, AxisAttributes{0}).scalar(),
+              inf);
+}
+
+TEST(Forward, TakesLogSoftmaxStablyAlongAnAxis) {
+    const Tensor<double> out =
+        apply(Opcode::LogSoftmax, {Tensor<double>({2, 2}, {0, 0, 1000, 0})}, AxisAttributes{1});
+    expect_within_one_ulp(out.data()[0], -std::log(2.0L));
+    expect_within_one_ulp(out.data()[1], -std::log(2.0L));
+    // 1000 - (1000 + log(1 + e^-1000)) rounds to 0 exactly, and 0 - 1000 to -1000.
+    EXPECT_EQ(out.data()[2], 0.0);
+    EXPECT_EQ(out.data()[3], -1000.0);
+}
+
+TEST(Forward, MultipliesBatchesOfMatrices) {
+    // Batch 0: [1 2] [1 1]^T = 3; batch 1: [3 4] [2 0]^T = 6.
+    EXPECT_EQ(
+        apply(Opcode::MatMul,
+              {Tensor<double>({2, 1, 2}, {1, 2, 3, 4}), Tensor<double>({2, 2, 1}, {1, 1, 2, 0})}),
+        (Tensor<double>({2, 1, 1}, {3, 6})));
+}
+
+TEST(Forward, SlicesEveryStepThPosition) {
+    EXPECT_EQ(apply(Opcode::Slice, {iota({7})}, SliceAttributes{0, 1, 3, 2}),
+              (Tensor<double>({3}, {1, 3, 5})));
+    EXPECT_EQ(apply(Opcode::Slice, {iota({3, 2})}, SliceAttributes{0, 0, 2, 2}),
+              (Tensor<double>({2, 2}, {0, 1, 4, 5})));
+}
+
+TEST(Forward, PadsWithInteriorZeros) {
+    EXPECT_EQ(apply(Opcode::Pad, {Tensor<double>({3}, {1, 2, 3})}, PadAttributes{0, 1, 0, 1}),
+              (Tensor<double>({6}, {0, 1, 0, 2, 0, 3})));
+}
+
+TEST(Forward, ConcatenatesAlongAnAxis) {
+    EXPECT_EQ(apply(Opcode::Concat,
+                    {Tensor<double>({2}, {1, 2}), Tensor<double>({1}, {3})},
+                    AxisAttributes{0}),
+              (Tensor<double>({3}, {1, 2, 3})));
+    EXPECT_EQ(apply(Opcode::Concat,
+                    {Tensor<double>({2, 1}, {1, 2}), Tensor<double>({2, 2}, {3, 4, 5, 6})},
+                    AxisAttributes{1}),
+              (Tensor<double>({2, 3}, {1, 3, 4, 2, 5, 6})));
+}
+
+// The value of f(tape, indices) with `indices` recorded by tape.indices.
+Tensor<double> with_indices(const Tensor<double>& indices,
+                            const std::function<Value<double>(Tape<double>&, Value<double>)>& f) {
+    return evaluate_f64([&](Tape<double>& tape) { return f(tape, tape.indices(indices)); });
+}
+
+TEST(Forward, GathersRowsByIndex) {
+    const Tensor<double> table({3, 2}, {1, 2, 3, 4, 5, 6});
+    const auto gather_from = [&](Tape<double>& tape, Value<double> picks) {
+        const Value<double> t = tape.parameter(table);
+        return t.apply(Opcode::Gather, {t, picks});
+    };
+    EXPECT_EQ(with_indices(Tensor<double>({3}, {2, 0, 2}), gather_from),
+              (Tensor<double>({3, 2}, {5, 6, 1, 2, 5, 6})));
+    EXPECT_EQ(with_indices(Tensor<double>(1.0), gather_from), (Tensor<double>({2}, {3, 4})));
+}
+
+TEST(Forward, ScatterAddsRowsInAscendingPickOrder) {
+    const Tensor<double> out =
+        with_indices(Tensor<double>({3}, {2, 0, 2}), [](Tape<double>& tape, Value<double> picks) {
+            const Value<double> updates =
+                tape.parameter(Tensor<double>({3, 2}, {1, 2, 3, 4, 5, 6}));
+            return picks.apply(Opcode::ScatterAdd, {picks, updates}, RowsAttributes{3});
+        });
+    EXPECT_EQ(out, (Tensor<double>({3, 2}, {3, 4, 0, 0, 6, 8})));
+}
+
+TEST(Forward, EncodesIndicesOneHot) {
+    const Tensor<double> out =
+        with_indices(Tensor<double>({2}, {2, 0}),
+                     [](Tape<double>&, Value<double> picks) { return picks.one_hot(3); });
+    EXPECT_EQ(out, (Tensor<double>({2, 3}, {0, 0, 1, 1, 0, 0})));
+}
+
+TEST(Forward, RejectsAnIndexOutsideItsRangeAtRunTime) {
+    auto [network, picks, rows] = Tape<double>::record([](Tape<double>& tape) {
+        const Value<double> table = tape.parameter(Tensor<double>({3, 1}, {1, 2, 3}));
+        const Value<double> picks = tape.indices(Tensor<double>({1}, {0}));
+        return detach(picks, table.apply(Opcode::Gather, {table, picks}));
+    });
+    const Parameters<double> parameters = network.parameters();
+    EXPECT_EQ(network.forward(parameters, {{picks, Tensor<double>({1}, {2})}}).of(rows).scalar(),
+              3.0);
+    try {
+        (void)network.forward(parameters, {{picks, Tensor<double>({1}, {3})}});
+        FAIL() << "index 3 of 3 rows was read";
+    } catch (const IndexError& error) {
+        EXPECT_THAT(error.what(), AllOf(HasSubstr("Gather"), HasSubstr("3")));
+    }
+    EXPECT_THROW((void)network.forward(parameters, {{picks, Tensor<double>({1}, {-1})}}),
+                 IndexError);
+}
+
+TEST(Forward, RejectsAFeedOfIndicesThatAreNotIntegers) {
+    auto [network, picks, encoded] = Tape<double>::record([](Tape<double>& tape) {
+        const Value<double> picks = tape.indices(Tensor<double>({1}, {0}));
+        return detach(picks, picks.one_hot(2));
+    });
+    EXPECT_THROW((void)network.forward(network.parameters(), {{picks, Tensor<double>({1}, {0.5})}}),
+                 FeedError);
 }
 
 // ---- sources, feeds, parameters ----

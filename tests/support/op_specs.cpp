@@ -64,7 +64,8 @@ Value<double> random_indices(Tape<double>& tape, Rng& rng, const Shape& shape, s
 // Some axis of the shape made long enough to cross the 16 striped lanes.
 Shape maybe_long_axis(Rng& rng, Shape shape) {
     if (shape.rank() > 0 && rng.chance(0.4)) {
-        shape = shape.with_extent(rng.between(0, shape.rank() - 1), rng.between(15, 20));
+        const std::size_t axis = rng.between(0, shape.rank() - 1);
+        shape = shape.with_extent(axis, rng.between(15, 20));
     }
     return shape;
 }
@@ -267,7 +268,8 @@ void invalid_permute(Tape<double>& tape) {
 OpCase record_broadcast_along(Tape<double>& tape, Rng& rng) {
     const Shape shape = rng.shape(0, 3, 3);
     const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
-    return {{a}, a.broadcast_along(rng.between(0, shape.rank()), rng.between(1, 3))};
+    const std::size_t axis = rng.between(0, shape.rank());
+    return {{a}, a.broadcast_along(axis, rng.between(1, 3))};
 }
 
 void invalid_broadcast_along(Tape<double>& tape) {
@@ -335,6 +337,17 @@ OpCase record_narrow(Tape<double>& tape, Rng& rng) {
 
 void invalid_narrow(Tape<double>& tape) {
     parameter_of(tape, {2, 3}).narrow(1, 2, 2);
+}
+
+// Zeros before, after and between the elements of one axis.
+OpCase record_pad_interior(Tape<double>& tape, Rng& rng) {
+    const Shape shape = rng.shape(1, 3, 3);
+    const Value<double> a = source(tape, 0, rng.tensor<double>(shape, -1.0, 1.0));
+    // Drawn one per statement: the order of a call's arguments is unspecified.
+    const std::size_t axis = rng.between(0, shape.rank() - 1);
+    const std::size_t before = rng.between(0, 2);
+    const std::size_t after = rng.between(0, 2);
+    return {{a}, a.pad(axis, before, after, rng.between(0, 2))};
 }
 
 void invalid_pad(Tape<double>& tape) {
@@ -660,7 +673,7 @@ const std::array specs{
     OpSpec{Opcode::Pad,
            "0 to 2 zeros before, after and between elements",
            default_tolerance,
-           record_pad,
+           record_pad_interior,
            invalid_pad,
            axis_advice},
     OpSpec{Opcode::Slice,

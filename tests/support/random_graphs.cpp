@@ -213,7 +213,10 @@ private:
                 // x - other = -(shift + 0.01 tanh(y)) with |shift| >= 0.3: no ties
                 const Value<T> shift =
                     tape_.leaf(rng_.tensor_away_from_zero<T>(x.shape(), 0.3, 1.0));
-                const Value<T> other = x + shift + y.tanh() * T(0.01);
+                // One statement per node: operands of one operator are recorded in
+                // an unspecified order, which would make graphs compiler-dependent.
+                const Value<T> nudge = y.tanh() * T(0.01);
+                const Value<T> other = x + shift + nudge;
                 add(x.maximum(other), ba + 1.01);
                 return true;
             }

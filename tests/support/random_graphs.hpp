@@ -6,7 +6,8 @@
 // [-1, 1]): log and division see sigmoid(v) + 0.5, exp sees tanh(v), maximum
 // sees operands at least 0.29 apart, and a value whose magnitude bound grows
 // past 8 is squashed with tanh before it feeds a product. The same seed records
-// the same graph on every platform (the generator is splitmix64, not <random>).
+// the same graph on every platform and compiler (the generator is splitmix64,
+// not <random>, and no recording depends on an unspecified evaluation order).
 #pragma once
 
 #include <topos/core/shape.hpp>
