@@ -11,7 +11,7 @@
 namespace topos {
 
 template <Element T>
-const Shape& Value<T>::shape() const {
+Shape Value<T>::shape() const {
     return tape_->spec.nodes[index_].shape();
 }
 

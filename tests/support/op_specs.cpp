@@ -198,7 +198,8 @@ OpCase record_matmul(Tape<double>& tape, Rng& rng) {
     const std::size_t n = rng.between(1, 3);
     Shape left{m, k};
     Shape right{k, n};
-    for (std::size_t extent : rng.shape(0, 2, 2).extents()) {
+    const Shape batch = rng.shape(0, 2, 2);  // named: extents() views its storage
+    for (std::size_t extent : batch.extents()) {
         left = left.with_axis(0, extent);
         right = right.with_axis(0, extent);
     }
@@ -406,7 +407,8 @@ OpCase record_scatter_add(Tape<double>& tape, Rng& rng) {
     const Shape picks_shape = rng.shape(0, 2, 3);
     const Value<double> picks = random_indices(tape, rng, picks_shape, rows);
     Shape updates_shape = picks_shape;
-    for (std::size_t extent : rng.shape(0, 2, 3).extents()) {
+    const Shape rest = rng.shape(0, 2, 3);  // named: extents() views its storage
+    for (std::size_t extent : rest.extents()) {
         updates_shape = updates_shape.with_axis(updates_shape.rank(), extent);
     }
     const Value<double> updates = source(tape, 0, rng.tensor<double>(updates_shape, -1.0, 1.0));

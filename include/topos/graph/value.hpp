@@ -33,7 +33,8 @@ public:
 
     std::uint32_t index() const { return index_; }
 
-    const Shape& shape() const;
+    // By value: recording more nodes may move the tape's storage.
+    Shape shape() const;
 
     // The detached name of this node, readable against the sealed network. The
     // conversion lets a value stand wherever a symbol is expected.
