@@ -3,17 +3,14 @@
 // (each partial starts at -0, the exact additive identity, and adds its terms
 // in ascending order), then the partials fold in halves: p[l] += p[l + 8],
 // p[l] += p[l + 4], p[l] += p[l + 2], p[0] += p[1]. Vector units reproduce it.
-#include "ops/common.hpp"
+#include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
-#include <array>
 #include <vector>
 
 namespace topos::detail {
 namespace {
-
-constexpr std::size_t lanes = 16;
 
 Shape infer(const ShapeCheck& check) {
     const auto* along = std::get_if<AxisAttributes>(&check.all_attributes());
@@ -25,39 +22,19 @@ Shape infer(const ShapeCheck& check) {
     return check.operand(0).without_axis(along->axis);
 }
 
-// Folds `lanes` partial rows of `width` values in halves into row 0.
-template <Element T>
-void fold_partials(T* partials, std::size_t width) {
-    for (std::size_t half = lanes / 2; half >= 1; half /= 2) {
-        for (std::size_t lane = 0; lane < half; ++lane) {
-            T* into = partials + lane * width;
-            const T* from = partials + (lane + half) * width;
-            for (std::size_t i = 0; i < width; ++i) {
-                into[i] += from[i];
-            }
-        }
-    }
-}
-
 template <Element T>
 void sum_contiguous(const T* x, std::size_t count, T* out) {
-    std::array<T, lanes> partials;
-    partials.fill(T{-0.0});
-    for (std::size_t i = 0; i < count; ++i) {
-        partials[i % lanes] += x[i];
-    }
-    fold_partials(partials.data(), 1);
-    *out = partials[0];
+    *out = striped_sum<T>(count, [x](std::size_t i) { return x[i]; });
 }
 
 template <Element T>
 void sum_strided(const T* x, AxisSplit split, T* out) {
     thread_local std::vector<T> scratch;
-    scratch.resize(lanes * split.inner);
+    scratch.resize(summation_lanes * split.inner);
     for (std::size_t o = 0; o < split.outer; ++o) {
         std::fill(scratch.begin(), scratch.end(), T{-0.0});
         for (std::size_t a = 0; a < split.extent; ++a) {
-            T* partial = scratch.data() + (a % lanes) * split.inner;
+            T* partial = scratch.data() + (a % summation_lanes) * split.inner;
             const T* row = x + (o * split.extent + a) * split.inner;
             for (std::size_t i = 0; i < split.inner; ++i) {
                 partial[i] += row[i];
