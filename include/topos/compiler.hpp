@@ -7,5 +7,6 @@
 #include <topos/graph/opcode.hpp>
 #include <topos/graph/symbol.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/pattern/pattern.hpp>
 #include <topos/plan/plan.hpp>
 #include <topos/run/entry.hpp>

@@ -7,6 +7,7 @@
 #include <topos/core/tensor.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/graph/compositions.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/init.hpp>
 #include <topos/model/linear.hpp>

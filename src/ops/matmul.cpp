@@ -2,6 +2,8 @@
 // product per batch index (the leading axes, equal on both sides). Each output
 // element starts at +0 and accumulates its k terms in ascending order with one
 // fma each: the order every faster exact kernel reproduces.
+#include "ops/matmul.hpp"
+
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -69,6 +71,28 @@ bool processor_has_fma() {
 }
 #endif
 
+}  // namespace
+
+template <Element T>
+void multiply_matrices(
+    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns) {
+    const Extents extents{rows, depth, columns};
+#if defined(__x86_64__)
+    if (processor_has_fma()) {
+        multiply_with_fma(a, b, out, extents);
+        return;
+    }
+#endif
+    multiply(a, b, out, extents);
+}
+
+template void multiply_matrices(
+    const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
+template void multiply_matrices(
+    const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
+
+namespace {
+
 template <Element T>
 void kernel(const Node&, std::span<const View<T>> operands, T* out) {
     const Shape& a = *operands[0].shape;
@@ -79,16 +103,12 @@ void kernel(const Node&, std::span<const View<T>> operands, T* out) {
         batches *= a[axis];
     }
     for (std::size_t batch = 0; batch < batches; ++batch) {
-        const T* left = operands[0].data + batch * extents.rows * extents.depth;
-        const T* right = operands[1].data + batch * extents.depth * extents.columns;
-        T* product = out + batch * extents.rows * extents.columns;
-#if defined(__x86_64__)
-        if (processor_has_fma()) {
-            multiply_with_fma(left, right, product, extents);
-            continue;
-        }
-#endif
-        multiply(left, right, product, extents);
+        multiply_matrices(operands[0].data + batch * extents.rows * extents.depth,
+                          operands[1].data + batch * extents.depth * extents.columns,
+                          out + batch * extents.rows * extents.columns,
+                          extents.rows,
+                          extents.depth,
+                          extents.columns);
     }
 }
 

@@ -30,6 +30,8 @@ std::size_t live_until(const Schedule& schedule, std::size_t position, const Liv
         case Liveness::Kind::Kept:
         case Liveness::Kind::Retained:
             return std::max(position, schedule.order.size() - 1);
+        case Liveness::Kind::Fused:
+            break;
     }
     return position;
 }
@@ -40,6 +42,9 @@ LiveVolume live_volume(const std::vector<Node>& nodes,
     LiveVolume volume;
     volume.series.assign(schedule.order.size(), 0);
     for (std::size_t position = 0; position < schedule.order.size(); ++position) {
+        if (liveness[position].kind == Liveness::Kind::Fused) {
+            continue;  // never materialised
+        }
         const std::size_t elements = nodes[schedule.order[position]].shape().elements();
         volume.retain_all += elements;
         const std::size_t until = live_until(schedule, position, liveness[position]);

@@ -1,7 +1,10 @@
 // Lowering: the ancestor closure of the declared values becomes a schedule;
-// each value gets its liveness; intermediates get arena offsets; each computed
-// node becomes a step with resolved operand locations.
+// the catalog's matches are elected; each value gets its liveness;
+// intermediates get arena offsets; each computed node (or elected pattern)
+// becomes a step with resolved operand locations.
 #include "autodiff/scan_reads.hpp"
+#include "pattern/catalog.hpp"
+#include "pattern/election.hpp"
 #include "plan/arena.hpp"
 #include "plan/closure.hpp"
 #include "plan/plan_state.hpp"
@@ -14,6 +17,7 @@ constexpr std::size_t arena_alignment_bytes = 64;
 std::vector<Liveness> liveness_of(const Schedule& schedule,
                                   const std::vector<bool>& declared,
                                   const std::vector<bool>& retained,
+                                  const std::vector<bool>& fused,
                                   bool backward) {
     std::vector<Liveness> liveness;
     liveness.reserve(schedule.order.size());
@@ -21,7 +25,9 @@ std::vector<Liveness> liveness_of(const Schedule& schedule,
         const std::int32_t last = schedule.last_read[index];
         const std::uint32_t reader =
             last < 0 ? index : schedule.order[static_cast<std::size_t>(last)];
-        if (declared[index]) {
+        if (fused[index]) {
+            liveness.push_back({Liveness::Kind::Fused});
+        } else if (declared[index]) {
             liveness.push_back({Liveness::Kind::Kept});
         } else if (backward) {
             liveness.push_back(retained[index] ? Liveness{Liveness::Kind::Retained}
@@ -33,9 +39,59 @@ std::vector<Liveness> liveness_of(const Schedule& schedule,
     return liveness;
 }
 
+// By node: the elections that cover it.
+std::vector<std::vector<std::uint32_t>> elections_covering(std::size_t node_count,
+                                                           const std::vector<Election>& elections) {
+    std::vector<std::vector<std::uint32_t>> covering(node_count);
+    for (std::uint32_t e = 0; e < elections.size(); ++e) {
+        for (std::uint32_t node : elections[e].match.nodes) {
+            covering[node].push_back(e);
+        }
+    }
+    return covering;
+}
+
+// By node: whether it is interior to an elected pattern (covered, not written).
+std::vector<bool> fused_nodes(std::size_t node_count, const std::vector<Election>& elections) {
+    std::vector<bool> fused(node_count, false);
+    for (const Election& election : elections) {
+        for (std::uint32_t node : election.match.nodes) {
+            fused[node] = true;
+        }
+    }
+    for (const Election& election : elections) {
+        for (std::size_t i = 0; i < election.match.results.size(); ++i) {
+            if (election.writes[i]) {
+                fused[election.match.results[i]] = false;
+            }
+        }
+    }
+    return fused;
+}
+
+// A pattern's kernel runs at its root, so a covered node's reads happen there.
+void reads_at_roots(const std::vector<Node>& nodes,
+                    Schedule& schedule,
+                    const std::vector<Election>& elections) {
+    const auto covering = elections_covering(nodes.size(), elections);
+    std::fill(schedule.last_read.begin(), schedule.last_read.end(), -1);
+    for (std::size_t position = 0; position < schedule.order.size(); ++position) {
+        const std::uint32_t reader = schedule.order[position];
+        auto at = static_cast<std::int32_t>(position);
+        for (std::uint32_t e : covering[reader]) {
+            at = std::max(at, schedule.position[elections[e].match.root]);
+        }
+        for (std::uint32_t operand : nodes[reader].operands()) {
+            schedule.last_read[operand] = std::max(schedule.last_read[operand], at);
+        }
+    }
+}
+
 // Decides where every scheduled value lives during a run.
 template <Element T>
-std::vector<Location> place_values(PlanState<T>& plan, const std::vector<bool>& declared) {
+std::vector<Location> place_values(PlanState<T>& plan,
+                                   const std::vector<bool>& declared,
+                                   const std::vector<bool>& fused) {
     const std::vector<Node>& nodes = plan.network->spec.nodes;
     const bool backward = plan.entry.keeps_backward();
     std::vector<Location> where(nodes.size(), Location{Location::Kind::Arena, 0});
@@ -49,6 +105,9 @@ std::vector<Location> place_values(PlanState<T>& plan, const std::vector<bool>& 
     plan.source_of_node.assign(nodes.size(), -1);
     for (std::size_t position = 0; position < plan.schedule.order.size(); ++position) {
         const std::uint32_t index = plan.schedule.order[position];
+        if (fused[index]) {
+            continue;
+        }
         const bool stored = declared[index] || backward;
         std::int32_t slot = -1;
         if (stored) {
@@ -79,11 +138,39 @@ std::vector<Location> place_values(PlanState<T>& plan, const std::vector<bool>& 
 }
 
 template <Element T>
+ElectionLocations election_locations(const Election& election, const std::vector<Location>& where) {
+    ElectionLocations locations;
+    for (std::uint32_t input : election.match.inputs) {
+        locations.inputs.push_back(where[input]);
+    }
+    for (std::size_t i = 0; i < election.match.results.size(); ++i) {
+        locations.results.push_back(election.writes[i]
+                                        ? std::optional<Location>(where[election.match.results[i]])
+                                        : std::nullopt);
+    }
+    return locations;
+}
+
+template <Element T>
 void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
     const std::vector<Node>& nodes = plan.network->spec.nodes;
+    std::vector<std::int32_t> election_at(nodes.size(), -1);
+    std::vector<bool> covered(nodes.size(), false);
+    for (std::size_t e = 0; e < plan.elections.size(); ++e) {
+        const Match& match = plan.elections[e].match;
+        election_at[match.root] = static_cast<std::int32_t>(e);
+        for (std::uint32_t node : match.nodes) {
+            covered[node] = true;
+        }
+        plan.election_locations.push_back(election_locations<T>(plan.elections[e], where));
+    }
     for (std::uint32_t index : plan.schedule.order) {
         const Node& node = nodes[index];
-        if (is_source(node.opcode())) {
+        if (election_at[index] >= 0) {
+            plan.steps.push_back(Step<T>{nullptr, &node, {}, where[index], election_at[index]});
+            continue;
+        }
+        if (is_source(node.opcode()) || covered[index]) {
             continue;
         }
         Step<T> step{op_info(node.opcode()).template kernel<T>(), &node, {}, where[index]};
@@ -92,6 +179,44 @@ void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
         }
         plan.steps.push_back(step);
     }
+}
+
+Formula formula_of(PatternKind kind) {
+    switch (kind) {
+        case PatternKind::WindowProduct:
+            return Formula::WindowProduct;
+        case PatternKind::ReduceWindow:
+            return Formula::ReduceWindow;
+        case PatternKind::BatchNormTraining:
+            return Formula::BatchNormTraining;
+        case PatternKind::BatchNormInference:
+            return Formula::BatchNormInference;
+    }
+    return Formula::WindowProduct;
+}
+
+std::vector<Pattern> patterns_of(const std::vector<Election>& elections,
+                                 const std::vector<Node>& nodes) {
+    std::vector<Pattern> patterns;
+    const auto symbols = [&](const std::vector<std::uint32_t>& indices, auto keep) {
+        std::vector<Symbol> result;
+        for (std::size_t i = 0; i < indices.size(); ++i) {
+            if (keep(i)) {
+                result.push_back(nodes[indices[i]].symbol());
+            }
+        }
+        return result;
+    };
+    for (const Election& election : elections) {
+        const Match& match = election.match;
+        patterns.emplace_back(
+            match.kind,
+            nodes[match.root].symbol(),
+            symbols(match.nodes, [](std::size_t) { return true; }),
+            symbols(match.results, [&](std::size_t i) { return election.writes[i]; }),
+            formula_of(match.kind));
+    }
+    return patterns;
 }
 
 }  // namespace
@@ -111,12 +236,18 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     const std::vector<bool> retained = entry.keeps_backward()
                                            ? values_read_by_scan(nodes, scheduled)
                                            : std::vector<bool>(nodes.size());
-    plan.liveness = liveness_of(plan.schedule, declared, retained, entry.keeps_backward());
+    plan.elections =
+        elect(nodes, plan.schedule, find_matches(nodes, scheduled), declared, retained);
+    const std::vector<bool> fused = fused_nodes(nodes.size(), plan.elections);
+    reads_at_roots(nodes, plan.schedule, plan.elections);
+    plan.liveness = liveness_of(plan.schedule, declared, retained, fused, entry.keeps_backward());
     plan.volume = live_volume(nodes, plan.schedule, plan.liveness);
     for (std::uint32_t index : plan.schedule.order) {
         plan.nodes.push_back(nodes[index]);
+        plan.fused_nodes += fused[index] ? 1 : 0;
     }
-    build_steps(plan, place_values(plan, declared));
+    plan.patterns = patterns_of(plan.elections, nodes);
+    build_steps(plan, place_values(plan, declared, fused));
     return plan;
 }
 

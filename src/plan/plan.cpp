@@ -1,5 +1,6 @@
 #include "core/tensor_access.hpp"
 #include "graph/describe.hpp"
+#include "pattern/catalog.hpp"
 #include "plan/plan_state.hpp"
 #include "run/interpreter.hpp"
 #include <topos/core/error.hpp>
@@ -20,6 +21,8 @@ std::string liveness_word(const Liveness& liveness) {
             return "retained";
         case Liveness::Kind::Releasable:
             return "releasable after " + std::to_string(liveness.after);
+        case Liveness::Kind::Fused:
+            return "fused";
     }
     return {};
 }
@@ -32,6 +35,11 @@ std::string summary(const detail::PlanState<T>& plan) {
     out << "plan: " << (backward ? "retain" : "forward") << "; " << plan.schedule.order.size()
         << " of " << plan.network->spec.nodes.size() << " nodes evaluated, " << plan.readable
         << " readable\n";
+    if (!plan.elections.empty()) {
+        out << "fused " << plan.elections.size()
+            << (plan.elections.size() == 1 ? " group, " : " groups, ") << plan.fused_nodes
+            << (plan.fused_nodes == 1 ? " node" : " nodes") << " replaced\n";
+    }
     if (backward) {
         out << "live volume: retain-all " << plan.volume.retain_all << ", release floor "
             << plan.volume.peak << " at node " << node_at(plan.volume.peak_position) << '\n';
@@ -131,8 +139,29 @@ Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>
         }
         return nullptr;
     };
+    const auto read_address = [&](const detail::Location& location) -> const T* {
+        return location.kind == detail::Location::Kind::Source
+                   ? sources[location.index]->data().data()
+                   : address(location);
+    };
     std::array<detail::View<T>, Node::max_operands> views{};
+    std::vector<const T*> inputs;
+    std::vector<T*> results;
     for (const detail::Step<T>& step : plan.steps) {
+        if (step.election >= 0) {
+            const auto e = static_cast<std::size_t>(step.election);
+            const detail::ElectionLocations& locations = plan.election_locations[e];
+            inputs.clear();
+            results.clear();
+            for (const detail::Location& location : locations.inputs) {
+                inputs.push_back(read_address(location));
+            }
+            for (const std::optional<detail::Location>& location : locations.results) {
+                results.push_back(location ? address(*location) : nullptr);
+            }
+            detail::run_match<T>(plan.elections[e].match, inputs, results);
+            continue;
+        }
         const std::span<const std::uint32_t> operands = step.node->operands();
         for (std::size_t i = 0; i < operands.size(); ++i) {
             const detail::Location& location = step.operands[i];
@@ -170,6 +199,11 @@ std::span<const Node> Plan<T>::nodes() const {
 template <Element T>
 std::span<const Liveness> Plan<T>::liveness() const {
     return state_->liveness;
+}
+
+template <Element T>
+std::span<const Pattern> Plan<T>::patterns() const {
+    return state_->patterns;
 }
 
 template <Element T>

@@ -4,11 +4,13 @@
 
 #include "graph/spec.hpp"
 #include "ops/op_info.hpp"
+#include "pattern/match.hpp"
 #include "plan/liveness.hpp"
 #include <topos/plan/plan.hpp>
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace topos::detail {
@@ -32,10 +34,17 @@ struct SourceUse {
 
 template <Element T>
 struct Step {
-    Kernel<T> kernel;
+    Kernel<T> kernel;  // null when an elected pattern serves the step
     const Node* node;
     std::array<Location, Node::max_operands> operands;
     Location output;
+    std::int32_t election = -1;  // index into PlanState::elections, for a pattern's root
+};
+
+// Where an elected pattern's kernel reads its inputs and writes its results.
+struct ElectionLocations {
+    std::vector<Location> inputs;
+    std::vector<std::optional<Location>> results;  // empty where the result is not written
 };
 
 template <Element T>
@@ -50,6 +59,10 @@ struct PlanState {
     std::vector<Liveness> liveness;
     LiveVolume volume;
     std::size_t readable = 0;
+    std::vector<Election> elections;
+    std::vector<ElectionLocations> election_locations;  // by election
+    std::vector<Pattern> patterns;                      // by election
+    std::size_t fused_nodes = 0;
 
     // Execution.
     std::vector<SourceUse> sources;

@@ -7,6 +7,7 @@
 
 #include <topos/core/tensor.hpp>
 #include <topos/graph/node.hpp>
+#include <topos/pattern/pattern.hpp>
 #include <topos/run/entry.hpp>
 #include <topos/run/parameters.hpp>
 #include <topos/run/run.hpp>
@@ -33,6 +34,7 @@ struct Liveness {
         Kept,        // declared: readable after the run
         Retained,    // backward posture: the reverse scan reads it
         Releasable,  // backward posture: could be released after node `after`
+        Fused,       // interior of an elected pattern: never materialised
     };
     Kind kind;
     std::uint32_t after = 0;  // a node index, for Freed and Releasable
@@ -58,6 +60,9 @@ public:
     // The scheduled nodes, in schedule order, and their liveness.
     std::span<const Node> nodes() const;
     std::span<const Liveness> liveness() const;
+
+    // The elected patterns, in root order.
+    std::span<const Pattern> patterns() const;
 
     // The size of the arena that holds every intermediate value, in elements.
     std::size_t arena_elements() const;

@@ -1,0 +1,80 @@
+// Pattern: one election of a plan. The catalog matches structures over the
+// frozen spec (a windowed product, a window reduction, the two batch-norm
+// formulas); a plan elects the matches it can use and serves each with one
+// fused kernel. A match never rewrites the spec: an unelected region runs its
+// original operations.
+#pragma once
+
+#include <topos/graph/symbol.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topos {
+
+// The structures the catalog knows.
+enum class PatternKind : std::uint8_t {
+    WindowProduct,       // unfold / permute / reshape windows of an image, times a matrix
+    ReduceWindow,        // the maximum or sum of each window of an image
+    BatchNormTraining,   // normalisation by the batch's own statistics
+    BatchNormInference,  // normalisation by given (running) statistics
+};
+
+// Who computes an elected pattern: the fused kernel of that name.
+enum class Formula : std::uint8_t {
+    WindowProduct,
+    ReduceWindow,
+    BatchNormTraining,
+    BatchNormInference,
+};
+
+std::string_view name_of(PatternKind kind);
+std::string_view name_of(Formula formula);
+std::ostream& operator<<(std::ostream& out, PatternKind kind);
+std::ostream& operator<<(std::ostream& out, Formula formula);
+
+class Pattern {
+public:
+    Pattern(PatternKind kind,
+            Symbol root,
+            std::vector<Symbol> nodes,
+            std::vector<Symbol> results,
+            Formula formula)
+        : kind_(kind),
+          root_(root),
+          nodes_(std::move(nodes)),
+          results_(std::move(results)),
+          formula_(formula) {}
+
+    PatternKind kind() const { return kind_; }
+
+    // The node whose value the fused kernel produces last; it stands for the group.
+    Symbol root() const { return root_; }
+
+    // Every node the pattern covers, root included, in node order.
+    std::span<const Symbol> nodes() const { return nodes_; }
+
+    // The covered values the kernel writes: the root, then any named result
+    // (batch norm's mean and variance) that is declared or read outside.
+    std::span<const Symbol> results() const { return results_; }
+
+    Formula formula() const { return formula_; }
+
+    // `WindowProduct rooted at node 9, covering 5 nodes, served as WindowProduct`
+    std::string describe() const;
+
+private:
+    PatternKind kind_;
+    Symbol root_;
+    std::vector<Symbol> nodes_;
+    std::vector<Symbol> results_;
+    Formula formula_;
+};
+
+std::ostream& operator<<(std::ostream& out, const Pattern& pattern);
+
+}  // namespace topos

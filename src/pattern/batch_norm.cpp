@@ -1,0 +1,271 @@
+// BatchNormTraining and BatchNormInference: batch normalisation of [N, C, ...]
+// over every axis but 1, as batch_norm_training / batch_norm_inference record it:
+//   centred = x - spread(mean)
+//   root    = centred * spread(rsqrt(variance + epsilon) * gamma) + spread(beta)
+// Training: mean = channel_sums(x) / count, variance = channel_sums(centred^2) / count',
+// both named results the kernel writes back when they are read. Inference:
+// mean and variance are given. The kernel computes the statistics in the
+// reductions' documented order, then normalises in one pass, never holding
+// the centred or squared values.
+#include "ops/reduce.hpp"
+#include "pattern/catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace topos::detail {
+namespace {
+
+// Operands of a binary node with `opcode`, when `index` is one.
+std::optional<std::array<std::uint32_t, 2>> binary(const SpecView& spec,
+                                                   std::uint32_t index,
+                                                   Opcode opcode) {
+    const Node* node = spec.as(index, opcode);
+    if (node == nullptr) {
+        return std::nullopt;
+    }
+    return std::array<std::uint32_t, 2>{node->operands()[0], node->operands()[1]};
+}
+
+bool is_channel_vector(const SpecView& spec, std::uint32_t index, const Shape& like) {
+    return spec[index].shape() == Shape{like[1]};
+}
+
+struct Statistic {
+    std::uint32_t value;  // the Div node
+    std::uint32_t count;
+    std::vector<std::uint32_t> nodes;
+};
+
+// channel_sums(source) / count.
+std::optional<Statistic> statistic_of(const SpecView& spec,
+                                      std::uint32_t index,
+                                      std::uint32_t source,
+                                      const Shape& like) {
+    const auto quotient = binary(spec, index, Opcode::Div);
+    if (!quotient || !is_channel_vector(spec, (*quotient)[1], like)) {
+        return std::nullopt;
+    }
+    std::optional<ChannelSums> sums = channel_sums_of(spec, (*quotient)[0], like);
+    if (!sums || sums->source != source) {
+        return std::nullopt;
+    }
+    sums->nodes.push_back(index);
+    return Statistic{index, (*quotient)[1], std::move(sums->nodes)};
+}
+
+struct Normalisation {
+    std::uint32_t input, gamma, beta, epsilon, mean, variance, centred;
+    std::vector<std::uint32_t> nodes;
+};
+
+void append(std::vector<std::uint32_t>& nodes, const std::vector<std::uint32_t>& more) {
+    nodes.insert(nodes.end(), more.begin(), more.end());
+}
+
+// The normalisation tail shared by both formulas.
+std::optional<Normalisation> normalisation_at(const SpecView& spec, std::uint32_t root) {
+    const Shape& like = spec[root].shape();
+    const auto shifted = binary(spec, root, Opcode::Add);
+    if (like.rank() < 2 || !shifted) {
+        return std::nullopt;
+    }
+    const auto scaled = binary(spec, (*shifted)[0], Opcode::Mul);
+    const std::optional<Spread> beta = spread_of(spec, (*shifted)[1], like);
+    if (!scaled || !beta) {
+        return std::nullopt;
+    }
+    const std::optional<Spread> scale_spread = spread_of(spec, (*scaled)[1], like);
+    const auto centred = binary(spec, (*scaled)[0], Opcode::Sub);
+    if (!scale_spread || !centred) {
+        return std::nullopt;
+    }
+    const auto scale = binary(spec, scale_spread->source, Opcode::Mul);
+    const std::optional<Spread> mean = spread_of(spec, (*centred)[1], like);
+    if (!scale || !mean || !is_channel_vector(spec, (*scale)[1], like)) {
+        return std::nullopt;
+    }
+    const Node* root_of = spec.as((*scale)[0], Opcode::Rsqrt);
+    const auto sum = root_of ? binary(spec, root_of->operands()[0], Opcode::Add) : std::nullopt;
+    if (!sum || !is_channel_vector(spec, (*sum)[0], like) ||
+        !is_channel_vector(spec, (*sum)[1], like) || spec[(*centred)[0]].shape() != like) {
+        return std::nullopt;
+    }
+    Normalisation n{(*centred)[0],
+                    (*scale)[1],
+                    beta->source,
+                    (*sum)[1],
+                    mean->source,
+                    (*sum)[0],
+                    (*scaled)[0],
+                    {root, (*shifted)[0], (*scaled)[0]}};
+    n.nodes.insert(n.nodes.end(), {scale_spread->source, (*scale)[0], root_of->operands()[0]});
+    append(n.nodes, beta->nodes);
+    append(n.nodes, scale_spread->nodes);
+    append(n.nodes, mean->nodes);
+    return n;
+}
+
+Match batch_norm_match(std::uint32_t root,
+                       std::vector<std::uint32_t> nodes,
+                       std::vector<std::uint32_t> results,
+                       std::vector<std::uint32_t> inputs,
+                       const Shape& shape,
+                       bool training) {
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return Match{training ? PatternKind::BatchNormTraining : PatternKind::BatchNormInference,
+                 root,
+                 std::move(nodes),
+                 std::move(results),
+                 std::move(inputs),
+                 BatchNormGeometry{shape, training}};
+}
+
+// The layout of [N, C, rest...]: N, C and the product of the rest.
+struct Layout {
+    std::size_t batch, channels, rest;
+};
+
+Layout layout_of(const Shape& shape) {
+    std::size_t rest = 1;
+    for (std::size_t axis = 2; axis < shape.rank(); ++axis) {
+        rest *= shape[axis];
+    }
+    return {shape[0], shape[1], rest};
+}
+
+// channel_sums of term(n, c, r): the Sums along axes rank-1 ... 2, each
+// striped along its axis, then the striped Sum along axis 0.
+template <Element T, class Term>
+void channel_sums(const Shape& shape, Term term, T* out) {
+    const Layout l = layout_of(shape);
+    std::vector<T> partial(l.batch * l.channels * l.rest);
+    for (std::size_t i = 0; i < partial.size(); ++i) {
+        partial[i] = term(i / l.rest, i);
+    }
+    for (std::size_t axis = shape.rank() - 1; axis >= 2; --axis) {
+        const std::size_t extent = shape[axis];
+        const std::size_t rows = partial.size() / extent;
+        for (std::size_t row = 0; row < rows; ++row) {
+            const T* terms = partial.data() + row * extent;
+            partial[row] = striped_sum<T>(extent, [terms](std::size_t a) { return terms[a]; });
+        }
+        partial.resize(rows);
+    }
+    for (std::size_t c = 0; c < l.channels; ++c) {
+        out[c] =
+            striped_sum<T>(l.batch, [&](std::size_t n) { return partial[n * l.channels + c]; });
+    }
+}
+
+}  // namespace
+
+std::optional<Match> match_batch_norm(const SpecView& spec, std::uint32_t root) {
+    std::optional<Normalisation> n = normalisation_at(spec, root);
+    if (!n) {
+        return std::nullopt;
+    }
+    const Shape& like = spec[root].shape();
+    const std::optional<Statistic> mean = statistic_of(spec, n->mean, n->input, like);
+    std::optional<Statistic> variance;
+    if (mean) {
+        const std::optional<ChannelSums> sums =
+            spec.as(n->variance, Opcode::Div)
+                ? channel_sums_of(spec, spec[n->variance].operands()[0], like)
+                : std::nullopt;
+        const Node* square = sums ? spec.as(sums->source, Opcode::Square) : nullptr;
+        if (square != nullptr && square->operands()[0] == n->centred) {
+            variance = statistic_of(spec, n->variance, sums->source, like);
+            if (variance) {
+                variance->nodes.push_back(sums->source);
+            }
+        }
+    }
+    if (mean && variance) {
+        std::vector<std::uint32_t> nodes = n->nodes;
+        append(nodes, mean->nodes);
+        append(nodes, variance->nodes);
+        nodes.push_back(n->centred);
+        return batch_norm_match(
+            root,
+            std::move(nodes),
+            {root, mean->value, variance->value},
+            {n->input, n->gamma, n->beta, n->epsilon, mean->count, variance->count},
+            like,
+            true);
+    }
+    std::vector<std::uint32_t> nodes = n->nodes;
+    nodes.push_back(n->centred);
+    return batch_norm_match(root,
+                            std::move(nodes),
+                            {root},
+                            {n->input, n->gamma, n->beta, n->epsilon, n->mean, n->variance},
+                            like,
+                            false);
+}
+
+template <Element T>
+void batch_norm_kernel(const BatchNormGeometry& geometry,
+                       std::span<const T* const> inputs,
+                       std::span<T* const> results) {
+    const Layout l = layout_of(geometry.shape);
+    const T* x = inputs[0];
+    const T* gamma = inputs[1];
+    const T* beta = inputs[2];
+    const T* epsilon = inputs[3];
+    std::vector<T> mean(l.channels);
+    std::vector<T> variance(l.channels);
+    const auto channel_of = [&](std::size_t plane) { return plane % l.channels; };
+    if (geometry.training) {
+        channel_sums<T>(
+            geometry.shape, [&](std::size_t, std::size_t i) { return x[i]; }, mean.data());
+        for (std::size_t c = 0; c < l.channels; ++c) {
+            mean[c] = mean[c] / inputs[4][c];
+        }
+        channel_sums<T>(
+            geometry.shape,
+            [&](std::size_t plane, std::size_t i) {
+                const T centred = x[i] - mean[channel_of(plane)];
+                return centred * centred;
+            },
+            variance.data());
+        for (std::size_t c = 0; c < l.channels; ++c) {
+            variance[c] = variance[c] / inputs[5][c];
+        }
+    } else {
+        std::copy(inputs[4], inputs[4] + l.channels, mean.begin());
+        std::copy(inputs[5], inputs[5] + l.channels, variance.begin());
+    }
+    std::vector<T> scale(l.channels);
+    for (std::size_t c = 0; c < l.channels; ++c) {
+        scale[c] = (T{1} / std::sqrt(variance[c] + epsilon[c])) * gamma[c];
+    }
+    T* out = results[0];
+    for (std::size_t plane = 0; plane < l.batch * l.channels; ++plane) {
+        const std::size_t c = channel_of(plane);
+        for (std::size_t r = 0; r < l.rest; ++r) {
+            const std::size_t i = plane * l.rest + r;
+            const T scaled = (x[i] - mean[c]) * scale[c];
+            out[i] = scaled + beta[c];
+        }
+    }
+    if (geometry.training && results.size() == 3) {
+        if (results[1] != nullptr) {
+            std::copy(mean.begin(), mean.end(), results[1]);
+        }
+        if (results[2] != nullptr) {
+            std::copy(variance.begin(), variance.end(), results[2]);
+        }
+    }
+}
+
+template void batch_norm_kernel(const BatchNormGeometry&,
+                                std::span<const float* const>,
+                                std::span<float* const>);
+template void batch_norm_kernel(const BatchNormGeometry&,
+                                std::span<const double* const>,
+                                std::span<double* const>);
+
+}  // namespace topos::detail

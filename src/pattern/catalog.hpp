@@ -1,0 +1,40 @@
+// The pattern catalog: each structure has a matcher (over the frozen spec) and
+// a fused kernel that returns the interpreter's bits for every value it writes.
+#pragma once
+
+#include "pattern/structure.hpp"
+#include <topos/core/tensor.hpp>
+
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace topos::detail {
+
+// Every match of the catalog rooted at a scheduled node, in root order.
+std::vector<Match> find_matches(const std::vector<Node>& nodes, const std::vector<bool>& scheduled);
+
+// Runs a match's fused kernel: `inputs` in the match's input order; `results`
+// in its result order, null where a result is not written.
+template <Element T>
+void run_match(const Match& match, std::span<const T* const> inputs, std::span<T* const> results);
+
+// The rows of the catalog.
+std::optional<Match> match_window_product(const SpecView& spec, std::uint32_t root);
+std::optional<Match> match_reduce_window(const SpecView& spec, std::uint32_t root);
+std::optional<Match> match_batch_norm(const SpecView& spec, std::uint32_t root);
+
+template <Element T>
+void window_product_kernel(const WindowProductGeometry& geometry,
+                           std::span<const T* const> inputs,
+                           T* out);
+template <Element T>
+void reduce_window_kernel(const ReduceWindowGeometry& geometry,
+                          std::span<const T* const> inputs,
+                          T* out);
+template <Element T>
+void batch_norm_kernel(const BatchNormGeometry& geometry,
+                       std::span<const T* const> inputs,
+                       std::span<T* const> results);
+
+}  // namespace topos::detail

@@ -1,0 +1,210 @@
+// ReduceWindow: each window of an [N, C, H, W] image reduced to one value,
+// without the windows being materialised. The windows are
+//   W = Reshape [N, C, OH, OW, KH*KW] (Permute [0, 1, 2, 4, 3, 5] (windows))
+// and the reduction is either a left fold over the taps in row-major order,
+//   Reshape [N, C, OH, OW] (B(...B(B(Narrow(W, 0), Narrow(W, 1)), ...), Narrow(W, S-1)))
+// with B = Maximum (max_pool) or Add (average_pool's sum), or a Sum along the
+// tap axis (striped, as the Sum opcode orders it).
+#include "ops/reduce.hpp"
+#include "pattern/catalog.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+using Reduction = ReduceWindowGeometry::Reduction;
+
+std::optional<ImageWindows> pooling_windows(const SpecView& spec, std::uint32_t index) {
+    const Node* windows = spec.as(index, Opcode::Reshape);
+    if (windows == nullptr || windows->shape().rank() != 5) {
+        return std::nullopt;
+    }
+    const std::uint32_t ordered = windows->operands()[0];
+    if (!is_permute(spec, ordered, {0, 1, 2, 4, 3, 5})) {
+        return std::nullopt;
+    }
+    std::optional<ImageWindows> found = image_windows(spec, spec[ordered].operands()[0]);
+    if (!found) {
+        return std::nullopt;
+    }
+    const WindowGeometry& g = found->geometry;
+    if (windows->shape() != Shape{g.batch, g.channels, g.count[0], g.count[1], g.taps()}) {
+        return std::nullopt;
+    }
+    found->nodes.push_back(ordered);
+    found->nodes.push_back(index);
+    return found;
+}
+
+// Narrow(windows, axis 4, start tap, length 1).
+bool is_tap(const SpecView& spec, std::uint32_t index, std::uint32_t windows, std::size_t tap) {
+    const Node* narrow = spec.as(index, Opcode::Narrow);
+    if (narrow == nullptr || narrow->operands()[0] != windows) {
+        return false;
+    }
+    const auto& attributes = narrow->attributes_as<NarrowAttributes>();
+    return attributes.axis == 4 && attributes.start == tap && attributes.length == 1;
+}
+
+struct Chain {
+    Reduction reduction;
+    std::uint32_t windows;
+    std::vector<std::uint32_t> nodes;
+};
+
+// A left fold of Narrow taps ending at `end`; the windows node is found from the last tap.
+std::optional<Chain> tap_chain(const SpecView& spec, std::uint32_t end) {
+    const Node& last = spec[end];
+    Chain chain{Reduction::MaximumChain, 0, {}};
+    if (last.opcode() == Opcode::Narrow) {
+        chain.windows = last.operands()[0];
+    } else if (last.opcode() == Opcode::Maximum || last.opcode() == Opcode::Add) {
+        chain.reduction =
+            last.opcode() == Opcode::Maximum ? Reduction::MaximumChain : Reduction::AddChain;
+        const Node* tap = spec.as(last.operands()[1], Opcode::Narrow);
+        if (tap == nullptr) {
+            return std::nullopt;
+        }
+        chain.windows = tap->operands()[0];
+    } else {
+        return std::nullopt;
+    }
+    const Shape& windows = spec[chain.windows].shape();
+    if (windows.rank() != 5) {
+        return std::nullopt;
+    }
+    const Opcode combine =
+        chain.reduction == Reduction::MaximumChain ? Opcode::Maximum : Opcode::Add;
+    std::uint32_t at = end;
+    for (std::size_t tap = windows[4] - 1; tap > 0; --tap) {
+        const Node* step = spec.as(at, combine);
+        if (step == nullptr || !is_tap(spec, step->operands()[1], chain.windows, tap)) {
+            return std::nullopt;
+        }
+        chain.nodes.push_back(at);
+        chain.nodes.push_back(step->operands()[1]);
+        at = step->operands()[0];
+    }
+    if (!is_tap(spec, at, chain.windows, 0)) {
+        return std::nullopt;
+    }
+    chain.nodes.push_back(at);
+    return chain;
+}
+
+// The chain form: Reshape [N, C, OH, OW] of a fold of taps.
+std::optional<Chain> folded_taps(const SpecView& spec, std::uint32_t root) {
+    const Node* result = spec.as(root, Opcode::Reshape);
+    if (result == nullptr || result->shape().rank() != 4) {
+        return std::nullopt;
+    }
+    std::optional<Chain> chain = tap_chain(spec, result->operands()[0]);
+    if (chain) {
+        chain->nodes.push_back(root);
+    }
+    return chain;
+}
+
+// The reduction form: Sum along the tap axis.
+std::optional<Chain> summed_taps(const SpecView& spec, std::uint32_t root) {
+    const Node* sum = spec.as(root, Opcode::Sum);
+    const auto* along = sum ? std::get_if<AxisAttributes>(&sum->attributes()) : nullptr;
+    if (along == nullptr || along->axis != 4 || spec[sum->operands()[0]].shape().rank() != 5) {
+        return std::nullopt;
+    }
+    return Chain{Reduction::StripedSum, sum->operands()[0], {root}};
+}
+
+template <Element T>
+T maximum_of(T a, T b) {
+    return (a >= b || a != a) ? a : b;  // the Maximum opcode's rule
+}
+
+template <Element T>
+T reduce_taps(Reduction reduction, const T* taps, std::size_t count) {
+    switch (reduction) {
+        case Reduction::MaximumChain: {
+            T result = taps[0];
+            for (std::size_t tap = 1; tap < count; ++tap) {
+                result = maximum_of(result, taps[tap]);
+            }
+            return result;
+        }
+        case Reduction::AddChain: {
+            T result = taps[0];
+            for (std::size_t tap = 1; tap < count; ++tap) {
+                result = result + taps[tap];
+            }
+            return result;
+        }
+        case Reduction::StripedSum:
+            return striped_sum<T>(count, [taps](std::size_t tap) { return taps[tap]; });
+    }
+    return T{0};
+}
+
+}  // namespace
+
+std::optional<Match> match_reduce_window(const SpecView& spec, std::uint32_t root) {
+    std::optional<Chain> chain = folded_taps(spec, root);
+    if (!chain) {
+        chain = summed_taps(spec, root);
+    }
+    if (!chain) {
+        return std::nullopt;
+    }
+    std::optional<ImageWindows> windows = pooling_windows(spec, chain->windows);
+    if (!windows) {
+        return std::nullopt;
+    }
+    std::vector<std::uint32_t> nodes = windows->nodes;
+    nodes.insert(nodes.end(), chain->nodes.begin(), chain->nodes.end());
+    std::sort(nodes.begin(), nodes.end());
+    return Match{PatternKind::ReduceWindow,
+                 root,
+                 std::move(nodes),
+                 {root},
+                 {windows->image},
+                 ReduceWindowGeometry{windows->geometry, chain->reduction}};
+}
+
+template <Element T>
+void reduce_window_kernel(const ReduceWindowGeometry& geometry,
+                          std::span<const T* const> inputs,
+                          T* out) {
+    const WindowGeometry& g = geometry.window;
+    const std::size_t plane = g.extent[0] * g.extent[1];
+    std::vector<T> taps(g.taps());
+    for (std::size_t image = 0; image < g.batch * g.channels; ++image) {
+        const T* pixels = inputs[0] + image * plane;
+        for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
+            for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
+                T* tap = taps.data();
+                for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+                    const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
+                    const bool row_inside =
+                        y >= g.pad_before[0] && y - g.pad_before[0] < g.extent[0];
+                    for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
+                        const std::size_t x = ow * g.step[1] + kw * g.dilation[1];
+                        const bool inside =
+                            row_inside && x >= g.pad_before[1] && x - g.pad_before[1] < g.extent[1];
+                        *tap++ = inside ? pixels[(y - g.pad_before[0]) * g.extent[1] +
+                                                 (x - g.pad_before[1])]
+                                        : T{0};
+                    }
+                }
+                *out++ = reduce_taps(geometry.reduction, taps.data(), taps.size());
+            }
+        }
+    }
+}
+
+template void reduce_window_kernel(const ReduceWindowGeometry&,
+                                   std::span<const float* const>,
+                                   float*);
+template void reduce_window_kernel(const ReduceWindowGeometry&,
+                                   std::span<const double* const>,
+                                   double*);
+
+}  // namespace topos::detail

@@ -1,0 +1,115 @@
+#include "pattern/structure.hpp"
+
+#include <algorithm>
+
+namespace topos::detail {
+namespace {
+
+// Consumes up to two zero Pads of axes 2 and 3 (no interior padding).
+std::uint32_t strip_pads(const SpecView& spec,
+                         std::uint32_t index,
+                         WindowGeometry& geometry,
+                         std::vector<std::uint32_t>& nodes) {
+    std::array<bool, 2> seen{};
+    while (const Node* pad = spec.as(index, Opcode::Pad)) {
+        const auto& attributes = pad->attributes_as<PadAttributes>();
+        if (attributes.interior != 0 || attributes.axis < 2 || attributes.axis > 3 ||
+            seen[attributes.axis - 2] || pad->shape().rank() != 4) {
+            break;
+        }
+        seen[attributes.axis - 2] = true;
+        geometry.pad_before[attributes.axis - 2] = attributes.before;
+        nodes.push_back(index);
+        index = pad->operands()[0];
+    }
+    return index;
+}
+
+}  // namespace
+
+std::optional<ImageWindows> image_windows(const SpecView& spec, std::uint32_t unfolded) {
+    const Node* columns = spec.as(unfolded, Opcode::Unfold);
+    if (columns == nullptr || columns->shape().rank() != 6) {
+        return std::nullopt;
+    }
+    const auto& across = columns->attributes_as<WindowAttributes>();
+    const Node* rows = spec.as(columns->operands()[0], Opcode::Unfold);
+    if (across.axis != 4 || rows == nullptr || rows->shape().rank() != 5) {
+        return std::nullopt;
+    }
+    const auto& down = rows->attributes_as<WindowAttributes>();
+    if (down.axis != 2) {
+        return std::nullopt;
+    }
+    ImageWindows windows{};
+    windows.nodes = {unfolded, columns->operands()[0]};
+    WindowGeometry& g = windows.geometry;
+    windows.image = strip_pads(spec, rows->operands()[0], g, windows.nodes);
+    const Shape& image = spec[windows.image].shape();
+    if (image.rank() != 4) {
+        return std::nullopt;
+    }
+    g.batch = image[0];
+    g.channels = image[1];
+    g.extent = {image[2], image[3]};
+    g.size = {down.size, across.size};
+    g.step = {down.step, across.step};
+    g.dilation = {down.dilation, across.dilation};
+    g.count = {columns->shape()[2], columns->shape()[4]};
+    std::sort(windows.nodes.begin(), windows.nodes.end());
+    return windows;
+}
+
+bool is_permute(const SpecView& spec,
+                std::uint32_t index,
+                std::initializer_list<std::size_t> order) {
+    const Node* permute = spec.as(index, Opcode::Permute);
+    if (permute == nullptr) {
+        return false;
+    }
+    const Axes& axes = permute->attributes_as<PermuteAttributes>().order;
+    return std::equal(axes.values().begin(), axes.values().end(), order.begin(), order.end());
+}
+
+std::optional<Spread> spread_of(const SpecView& spec, std::uint32_t index, const Shape& like) {
+    Spread spread{index, {}};
+    for (std::size_t step = 0; step + 1 < like.rank(); ++step) {
+        const std::size_t axis = step + 1 < like.rank() - 1 ? like.rank() - 1 - step : 0;
+        const Node* along = spec.as(spread.source, Opcode::BroadcastAlong);
+        if (along == nullptr) {
+            return std::nullopt;
+        }
+        const auto& attributes = along->attributes_as<BroadcastAttributes>();
+        if (attributes.axis != axis || attributes.extent != like[axis]) {
+            return std::nullopt;
+        }
+        spread.nodes.push_back(spread.source);
+        spread.source = along->operands()[0];
+    }
+    if (spec[spread.source].shape() != Shape{like[1]}) {
+        return std::nullopt;
+    }
+    return spread;
+}
+
+std::optional<ChannelSums> channel_sums_of(const SpecView& spec,
+                                           std::uint32_t index,
+                                           const Shape& like) {
+    ChannelSums sums{index, {}};
+    for (std::size_t step = 0; step + 1 < like.rank(); ++step) {
+        const std::size_t axis = step == 0 ? 0 : step + 1;
+        const Node* sum = spec.as(sums.source, Opcode::Sum);
+        const auto* along = sum ? std::get_if<AxisAttributes>(&sum->attributes()) : nullptr;
+        if (along == nullptr || along->axis != axis) {
+            return std::nullopt;
+        }
+        sums.nodes.push_back(sums.source);
+        sums.source = sum->operands()[0];
+    }
+    if (spec[sums.source].shape() != like) {
+        return std::nullopt;
+    }
+    return sums;
+}
+
+}  // namespace topos::detail

@@ -1,0 +1,179 @@
+// WindowProduct: the windows matrix of an image times a matrix, without the
+// windows ever being materialised. Two forms are matched:
+//   forward:    MatMul(Reshape(Permute(windows)), M)   [N*OH*OW, C*KH*KW] x [C*KH*KW, O]
+//   transposed: MatMul(Permute(Reshape(...)), G)       [C*KH*KW, N*OH*OW] x [N*OH*OW, O]
+// (the second is a convolution's filter gradient). Both accumulate every
+// output over ascending depth with one fma each, from +0, as MatMul does.
+#include "ops/matmul.hpp"
+#include "pattern/catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace topos::detail {
+namespace {
+
+// The windows matrix: Reshape [N*OH*OW, C*KH*KW] of Permute [0, 2, 4, 1, 3, 5]
+// of the image's windows.
+std::optional<ImageWindows> windows_matrix(const SpecView& spec, std::uint32_t index) {
+    const Node* matrix = spec.as(index, Opcode::Reshape);
+    if (matrix == nullptr) {
+        return std::nullopt;
+    }
+    const std::uint32_t ordered = matrix->operands()[0];
+    if (!is_permute(spec, ordered, {0, 2, 4, 1, 3, 5})) {
+        return std::nullopt;
+    }
+    std::optional<ImageWindows> windows = image_windows(spec, spec[ordered].operands()[0]);
+    if (!windows) {
+        return std::nullopt;
+    }
+    const WindowGeometry& g = windows->geometry;
+    if (matrix->shape() != Shape{g.batch * g.outputs(), g.channels * g.taps()}) {
+        return std::nullopt;
+    }
+    windows->nodes.push_back(ordered);
+    windows->nodes.push_back(index);
+    return windows;
+}
+
+// The value of window row `position` (n, oh, ow) at column `tap` (c, kh, kw).
+template <Element T>
+class Patches {
+public:
+    Patches(const WindowGeometry& g, const T* image) : g_(g), image_(image) {}
+
+    // Writes the C*KH*KW values of one row of the windows matrix.
+    void row(std::size_t position, T* out) const {
+        const std::size_t n = position / g_.outputs();
+        const std::size_t oh = position / g_.count[1] % g_.count[0];
+        const std::size_t ow = position % g_.count[1];
+        for (std::size_t c = 0; c < g_.channels; ++c) {
+            const T* plane = image_ + (n * g_.channels + c) * g_.extent[0] * g_.extent[1];
+            for (std::size_t kh = 0; kh < g_.size[0]; ++kh) {
+                const std::size_t y = oh * g_.step[0] + kh * g_.dilation[0];
+                const bool row_inside =
+                    y >= g_.pad_before[0] && y - g_.pad_before[0] < g_.extent[0];
+                const T* line =
+                    row_inside ? plane + (y - g_.pad_before[0]) * g_.extent[1] : nullptr;
+                for (std::size_t kw = 0; kw < g_.size[1]; ++kw) {
+                    const std::size_t x = ow * g_.step[1] + kw * g_.dilation[1];
+                    const bool inside =
+                        row_inside && x >= g_.pad_before[1] && x - g_.pad_before[1] < g_.extent[1];
+                    *out++ = inside ? line[x - g_.pad_before[1]] : T{0};
+                }
+            }
+        }
+    }
+
+private:
+    const WindowGeometry& g_;
+    const T* image_;
+};
+
+constexpr std::size_t rows_per_tile = 64;
+
+// out [P, O] = windows [P, K] x matrix [K, O], a tile of rows at a time.
+template <Element T>
+void forward_product(const WindowProductGeometry& geometry,
+                     const T* image,
+                     const T* matrix,
+                     T* out) {
+    const WindowGeometry& g = geometry.window;
+    const std::size_t rows = g.batch * g.outputs();
+    const std::size_t depth = g.channels * g.taps();
+    const Patches<T> patches(g, image);
+    thread_local std::vector<T> tile;
+    tile.resize(rows_per_tile * depth);
+    for (std::size_t first = 0; first < rows; first += rows_per_tile) {
+        const std::size_t count = std::min(rows_per_tile, rows - first);
+        for (std::size_t r = 0; r < count; ++r) {
+            patches.row(first + r, tile.data() + r * depth);
+        }
+        multiply_matrices(
+            tile.data(), matrix, out + first * geometry.columns, count, depth, geometry.columns);
+    }
+}
+
+// out [K, O] = windows^T [K, P] x gradient [P, O]: a rank-one update per row p,
+// so every output still sums over ascending p.
+template <Element T>
+void transposed_product(const WindowProductGeometry& geometry,
+                        const T* image,
+                        const T* gradient,
+                        T* out) {
+    const WindowGeometry& g = geometry.window;
+    const std::size_t rows = g.batch * g.outputs();
+    const std::size_t depth = g.channels * g.taps();
+    const std::size_t columns = geometry.columns;
+    const Patches<T> patches(g, image);
+    thread_local std::vector<T> row;
+    row.resize(depth);
+    std::fill(out, out + depth * columns, T{0});
+    for (std::size_t p = 0; p < rows; ++p) {
+        patches.row(p, row.data());
+        const T* g_row = gradient + p * columns;
+        for (std::size_t k = 0; k < depth; ++k) {
+            T* out_row = out + k * columns;
+            const T scale = row[k];
+            for (std::size_t o = 0; o < columns; ++o) {
+                out_row[o] = std::fma(scale, g_row[o], out_row[o]);
+            }
+        }
+    }
+}
+
+Match product_match(std::uint32_t root,
+                    ImageWindows windows,
+                    std::uint32_t other,
+                    std::size_t columns,
+                    bool transposed) {
+    windows.nodes.push_back(root);
+    std::sort(windows.nodes.begin(), windows.nodes.end());
+    WindowProductGeometry geometry{windows.geometry, columns, transposed};
+    return Match{
+        PatternKind::WindowProduct, root, windows.nodes, {root}, {windows.image, other}, geometry};
+}
+
+}  // namespace
+
+std::optional<Match> match_window_product(const SpecView& spec, std::uint32_t root) {
+    const Node* product = spec.as(root, Opcode::MatMul);
+    if (product == nullptr || product->shape().rank() != 2) {
+        return std::nullopt;
+    }
+    const std::uint32_t left = product->operands()[0];
+    const std::uint32_t right = product->operands()[1];
+    const std::size_t columns = product->shape()[1];
+    if (std::optional<ImageWindows> windows = windows_matrix(spec, left)) {
+        return product_match(root, std::move(*windows), right, columns, false);
+    }
+    if (is_permute(spec, left, {1, 0})) {
+        if (std::optional<ImageWindows> windows = windows_matrix(spec, spec[left].operands()[0])) {
+            windows->nodes.push_back(left);
+            return product_match(root, std::move(*windows), right, columns, true);
+        }
+    }
+    return std::nullopt;
+}
+
+template <Element T>
+void window_product_kernel(const WindowProductGeometry& geometry,
+                           std::span<const T* const> inputs,
+                           T* out) {
+    if (geometry.transposed) {
+        transposed_product(geometry, inputs[0], inputs[1], out);
+    } else {
+        forward_product(geometry, inputs[0], inputs[1], out);
+    }
+}
+
+template void window_product_kernel(const WindowProductGeometry&,
+                                    std::span<const float* const>,
+                                    float*);
+template void window_product_kernel(const WindowProductGeometry&,
+                                    std::span<const double* const>,
+                                    double*);
+
+}  // namespace topos::detail
