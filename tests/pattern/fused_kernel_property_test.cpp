@@ -1,0 +1,120 @@
+// Under Numerics::Exact, every fused kernel returns the interpreter's bits for
+// every value a run can read, over random shapes, strides, paddings,
+// dilations, channel and batch counts, in float and double.
+#include "support/bit_equal.hpp"
+#include <topos/topos.hpp>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+namespace topos {
+namespace {
+
+using test::bit_equal;
+
+struct ConvCase {
+    std::size_t batch, channels, filters, height, width, kernel, stride, padding, dilation;
+
+    std::string text() const {
+        std::ostringstream out;
+        out << "image [" << batch << ", " << channels << ", " << height << ", " << width
+            << "], filters " << filters << "x" << kernel << "x" << kernel << ", stride " << stride
+            << ", padding " << padding << ", dilation " << dilation;
+        return out.str();
+    }
+};
+
+ConvCase random_case(std::mt19937& random) {
+    const auto pick = [&](std::size_t low, std::size_t high) {
+        return std::uniform_int_distribution<std::size_t>(low, high)(random);
+    };
+    ConvCase c{
+        pick(1, 3), pick(1, 4), pick(1, 5), 0, 0, pick(1, 4), pick(1, 3), pick(0, 2), pick(1, 2)};
+    const std::size_t span = c.dilation * (c.kernel - 1) + 1;
+    c.height = span + pick(0, 7);
+    c.width = span + pick(0, 7);
+    return c;
+}
+
+template <Element T>
+void expect_plan_matches_interpreter(const Network<T>& network,
+                                     const std::vector<Symbol>& roots,
+                                     std::size_t least_patterns,
+                                     const std::string& context) {
+    const Plan<T> plan = network.entry(roots).numerics(Numerics::Exact).lower();
+    EXPECT_GE(plan.patterns().size(), least_patterns) << context << '\n' << plan.describe();
+    const topos::Run<T> run = plan.forward(network.parameters());
+    const topos::Run<T> oracle = network.forward(network.parameters());
+    for (const Symbol root : roots) {
+        EXPECT_TRUE(bit_equal(run.of(root), oracle.of(root)))
+            << context << ", node " << root.index();
+    }
+}
+
+template <Element T>
+void check_convolution_and_pooling(const ConvCase& c, std::uint64_t seed) {
+    Tape<T> tape;
+    auto image = tape.input(init::normal(seed, 1.0)(Shape{c.batch, c.channels, c.height, c.width}));
+    auto filters = tape.parameter(
+        init::normal(seed + 1, 0.5)(Shape{c.filters, c.channels, c.kernel, c.kernel}));
+    auto bias = tape.parameter(init::normal(seed + 2, 0.1)(Shape{c.filters}));
+    auto convolved = conv2d(image, filters, bias, c.stride, c.padding, c.dilation).relu();
+    const Shape out = convolved.shape();
+    const std::size_t pool = std::min<std::size_t>({2, out[2], out[3]});
+    auto pooled = max_pool(convolved, pool, pool);
+    auto averaged = average_pool(convolved, pool, 1);
+    auto loss = (pooled.sum() + averaged.sum());
+    const auto adjoints = tape.differentiate(loss, {filters, bias});
+    const auto network = std::move(tape).into_network();
+    expect_plan_matches_interpreter(network, {pooled, averaged}, 3, c.text());
+    expect_plan_matches_interpreter(network, adjoints.roots(), 1, c.text() + ", derivative");
+}
+
+TEST(FusedKernelProperty, ConvolutionAndPoolingReturnTheInterpretersBits) {
+    std::mt19937 random(20261130);
+    for (int trial = 0; trial < 40; ++trial) {
+        const ConvCase c = random_case(random);
+        check_convolution_and_pooling<float>(c, 100 + trial);
+        check_convolution_and_pooling<double>(c, 200 + trial);
+    }
+}
+
+template <Element T>
+void check_batch_norm(const Shape& shape, std::uint64_t seed) {
+    Tape<T> tape;
+    auto input = tape.input(init::normal(seed, 3.0)(shape));
+    auto gamma = tape.parameter(init::normal(seed + 1, 1.0)(Shape{shape[1]}));
+    auto beta = tape.parameter(init::normal(seed + 2, 1.0)(Shape{shape[1]}));
+    auto mean = tape.input(init::normal(seed + 3, 1.0)(Shape{shape[1]}));
+    auto variance = tape.input(init::uniform(seed + 4, 0.1, 3.0)(Shape{shape[1]}));
+    const BatchNorm<T> training = batch_norm_training(input, gamma, beta, 1e-5);
+    auto inference = batch_norm_inference(input, gamma, beta, mean, variance, 1e-3);
+    const auto network = std::move(tape).into_network();
+    std::ostringstream context;
+    context << "batch norm over " << shape;
+    expect_plan_matches_interpreter(
+        network, {training.output, training.mean, training.variance, inference}, 2, context.str());
+    expect_plan_matches_interpreter(network, {training.output}, 1, context.str());
+}
+
+TEST(FusedKernelProperty, BatchNormReturnsTheInterpretersBits) {
+    std::mt19937 random(7);
+    const auto pick = [&](std::size_t low, std::size_t high) {
+        return std::uniform_int_distribution<std::size_t>(low, high)(random);
+    };
+    for (int trial = 0; trial < 20; ++trial) {
+        const std::size_t rank = pick(2, 5);
+        std::vector<std::size_t> extents{pick(1, 6), pick(1, 5)};
+        while (extents.size() < rank) {
+            extents.push_back(pick(1, 20));
+        }
+        const Shape shape{std::span<const std::size_t>(extents)};
+        check_batch_norm<float>(shape, 300 + trial);
+        check_batch_norm<double>(shape, 400 + trial);
+    }
+}
+
+}  // namespace
+}  // namespace topos
