@@ -236,8 +236,11 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     const std::vector<bool> retained = entry.keeps_backward()
                                            ? values_read_by_scan(nodes, scheduled)
                                            : std::vector<bool>(nodes.size());
-    plan.elections =
-        elect(nodes, plan.schedule, find_matches(nodes, scheduled), declared, retained);
+    std::vector<Match> matches;
+    if (entry.elects_patterns()) {
+        matches = find_matches(nodes, scheduled);
+    }
+    plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
     const std::vector<bool> fused = fused_nodes(nodes.size(), plan.elections);
     reads_at_roots(nodes, plan.schedule, plan.elections);
     plan.liveness = liveness_of(plan.schedule, declared, retained, fused, entry.keeps_backward());

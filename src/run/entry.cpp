@@ -49,6 +49,13 @@ Entry<T> Entry<T>::backward() const {
 }
 
 template <Element T>
+Entry<T> Entry<T>::elect_patterns(bool elect) const {
+    Entry next = *this;
+    next.elect_patterns_ = elect;
+    return next;
+}
+
+template <Element T>
 std::vector<Symbol> Entry<T>::declared() const {
     std::vector<Symbol> declared;
     for (const auto* list : {&roots_, &observed_}) {

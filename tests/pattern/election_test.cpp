@@ -216,6 +216,44 @@ TEST(Election, ThePatternOfAFilterGradientIsAWindowProduct) {
     }
 }
 
+TEST(Election, AnEntryCanLowerWithoutElections) {
+    const ConvPool net = seeds_example();
+    const Plan<double> plan = net.network.entry({net.loss}).elect_patterns(false).lower();
+    EXPECT_TRUE(plan.patterns().empty());
+    EXPECT_EQ(fused_count(plan), 0u);
+    EXPECT_EQ(plan.describe().find("fused"), std::string::npos);
+    EXPECT_TRUE(bit_equal(plan.forward(net.network.parameters()).of(net.loss),
+                          net.network.forward(net.network.parameters()).of(net.loss)));
+}
+
+TEST(Composition, ConvolutionNamesAChannelMismatchAndAppendsNothing) {
+    Tape<double> tape;
+    auto image = tape.input(Tensor<double>::filled(Shape{1, 3, 5, 5}, 1.0));
+    auto filters = tape.parameter(Tensor<double>::filled(Shape{2, 4, 3, 3}, 1.0));
+    auto bias = tape.parameter(Tensor<double>::filled(Shape{2}, 0.0));
+    const std::size_t before = tape.nodes().size();
+    try {
+        conv2d(image, filters, bias);
+        FAIL() << "a channel mismatch must throw";
+    } catch (const ShapeError& error) {
+        EXPECT_NE(std::string(error.what())
+                      .find("take 4 input channels but the image [1, 3, 5, 5] has 3"),
+                  std::string::npos)
+            << error.what();
+    }
+    EXPECT_EQ(tape.nodes().size(), before);
+}
+
+TEST(Composition, ConvolutionOutputShapeFollowsStridePaddingAndDilation) {
+    Tape<double> tape;
+    auto image = tape.input(Tensor<double>::filled(Shape{2, 3, 11, 9}, 1.0));
+    auto filters = tape.parameter(Tensor<double>::filled(Shape{5, 3, 3, 2}, 1.0));
+    auto bias = tape.parameter(Tensor<double>::filled(Shape{5}, 0.0));
+    // OH = (11 + 2*2 - 2*(3-1) - 1) / 2 + 1 = 6; OW = (9 + 4 - 2*(2-1) - 1) / 2 + 1 = 6
+    EXPECT_EQ(conv2d(image, filters, bias, 2, 2, 2).shape(), (Shape{2, 5, 6, 6}));
+    EXPECT_EQ(max_pool(image, 3, 2).shape(), (Shape{2, 3, 5, 4}));
+}
+
 TEST(Election, PatternsPrintTheirKindRootCoverAndFormula) {
     const ConvPool net = seeds_example();
     const Plan<double> plan = net.network.entry({net.loss}).lower();

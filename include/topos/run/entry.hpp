@@ -58,6 +58,10 @@ public:
     // The backward memory posture: runs keep every value Run::backward reads.
     Entry backward() const;
 
+    // Whether lowering may elect the catalog's patterns (the default). Off, a
+    // plan runs every node's own kernel: the unfused baseline.
+    Entry elect_patterns(bool elect) const;
+
     // The oracle over just the declared values' ancestors.
     Run<T> interpret(const Parameters<T>& parameters,
                      std::initializer_list<Feed<T>> feeds = {}) const;
@@ -79,12 +83,15 @@ public:
 
     bool keeps_backward() const { return backward_; }
 
+    bool elects_patterns() const { return elect_patterns_; }
+
 private:
     Network<T> network_;
     std::vector<Symbol> roots_;
     std::vector<Symbol> observed_;
     Numerics numerics_ = Numerics::Fast;
     bool backward_ = false;
+    bool elect_patterns_ = true;
 };
 
 extern template class Entry<float>;
