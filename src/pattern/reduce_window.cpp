@@ -121,27 +121,68 @@ T maximum_of(T a, T b) {
     return (a >= b || a != a) ? a : b;  // the Maximum opcode's rule
 }
 
-template <Element T>
-T reduce_taps(Reduction reduction, const T* taps, std::size_t count) {
-    switch (reduction) {
-        case Reduction::MaximumChain: {
-            T result = taps[0];
-            for (std::size_t tap = 1; tap < count; ++tap) {
-                result = maximum_of(result, taps[tap]);
-            }
-            return result;
+// Folds the taps of one window, in row-major order, as the matched
+// operations do: a left fold with Maximum or Add, or the striped Sum.
+template <Reduction R, Element T>
+T reduce_taps(const T* taps, std::size_t count) {
+    if constexpr (R == Reduction::StripedSum) {
+        return striped_sum<T>(count, [taps](std::size_t tap) { return taps[tap]; });
+    } else {
+        T result = taps[0];
+        for (std::size_t tap = 1; tap < count; ++tap) {
+            result =
+                R == Reduction::MaximumChain ? maximum_of(result, taps[tap]) : result + taps[tap];
         }
-        case Reduction::AddChain: {
-            T result = taps[0];
-            for (std::size_t tap = 1; tap < count; ++tap) {
-                result = result + taps[tap];
-            }
-            return result;
-        }
-        case Reduction::StripedSum:
-            return striped_sum<T>(count, [taps](std::size_t tap) { return taps[tap]; });
+        return result;
     }
-    return T{0};
+}
+
+// The taps of window (oh, ow) of one image plane, zero where they fall in padding.
+template <Element T>
+void gather_taps(
+    const WindowGeometry& g, const T* pixels, std::size_t oh, std::size_t ow, T* taps) {
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
+        const bool row_inside = y >= g.pad_before[0] && y - g.pad_before[0] < g.extent[0];
+        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
+            const std::size_t x = ow * g.step[1] + kw * g.dilation[1];
+            const bool inside =
+                row_inside && x >= g.pad_before[1] && x - g.pad_before[1] < g.extent[1];
+            *taps++ =
+                inside ? pixels[(y - g.pad_before[0]) * g.extent[1] + (x - g.pad_before[1])] : T{0};
+        }
+    }
+}
+
+template <Reduction R, Element T>
+void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
+    const std::size_t plane = g.extent[0] * g.extent[1];
+    std::vector<T> taps(g.taps());
+    const bool unpadded = g.pad_before[0] == 0 && g.pad_before[1] == 0;
+    for (std::size_t p = 0; p < g.batch * g.channels; ++p) {
+        const T* pixels = image + p * plane;
+        for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
+            const bool rows_inside =
+                unpadded && oh * g.step[0] + (g.size[0] - 1) * g.dilation[0] < g.extent[0];
+            for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
+                const bool inside =
+                    rows_inside && ow * g.step[1] + (g.size[1] - 1) * g.dilation[1] < g.extent[1];
+                if (inside) {
+                    const T* corner = pixels + oh * g.step[0] * g.extent[1] + ow * g.step[1];
+                    T* tap = taps.data();
+                    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+                        const T* row = corner + kh * g.dilation[0] * g.extent[1];
+                        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
+                            *tap++ = row[kw * g.dilation[1]];
+                        }
+                    }
+                } else {
+                    gather_taps(g, pixels, oh, ow, taps.data());
+                }
+                *out++ = reduce_taps<R>(taps.data(), taps.size());
+            }
+        }
+    }
 }
 
 }  // namespace
@@ -173,30 +214,13 @@ template <Element T>
 void reduce_window_kernel(const ReduceWindowGeometry& geometry,
                           std::span<const T* const> inputs,
                           T* out) {
-    const WindowGeometry& g = geometry.window;
-    const std::size_t plane = g.extent[0] * g.extent[1];
-    std::vector<T> taps(g.taps());
-    for (std::size_t image = 0; image < g.batch * g.channels; ++image) {
-        const T* pixels = inputs[0] + image * plane;
-        for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
-            for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
-                T* tap = taps.data();
-                for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
-                    const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
-                    const bool row_inside =
-                        y >= g.pad_before[0] && y - g.pad_before[0] < g.extent[0];
-                    for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
-                        const std::size_t x = ow * g.step[1] + kw * g.dilation[1];
-                        const bool inside =
-                            row_inside && x >= g.pad_before[1] && x - g.pad_before[1] < g.extent[1];
-                        *tap++ = inside ? pixels[(y - g.pad_before[0]) * g.extent[1] +
-                                                 (x - g.pad_before[1])]
-                                        : T{0};
-                    }
-                }
-                *out++ = reduce_taps(geometry.reduction, taps.data(), taps.size());
-            }
-        }
+    switch (geometry.reduction) {
+        case Reduction::MaximumChain:
+            return reduce_planes<Reduction::MaximumChain>(geometry.window, inputs[0], out);
+        case Reduction::AddChain:
+            return reduce_planes<Reduction::AddChain>(geometry.window, inputs[0], out);
+        case Reduction::StripedSum:
+            return reduce_planes<Reduction::StripedSum>(geometry.window, inputs[0], out);
     }
 }
 

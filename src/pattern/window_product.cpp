@@ -38,43 +38,62 @@ std::optional<ImageWindows> windows_matrix(const SpecView& spec, std::uint32_t i
     return windows;
 }
 
-// The value of window row `position` (n, oh, ow) at column `tap` (c, kh, kw).
+// Rows of the windows matrix, built straight from the image: row (n, oh, ow)
+// holds the taps (c, kh, kw) in that order, zero where they fall in padding.
 template <Element T>
 class Patches {
 public:
     Patches(const WindowGeometry& g, const T* image) : g_(g), image_(image) {}
 
-    // Writes the C*KH*KW values of one row of the windows matrix.
-    void row(std::size_t position, T* out) const {
-        const std::size_t n = position / g_.outputs();
-        const std::size_t oh = position / g_.count[1] % g_.count[0];
-        const std::size_t ow = position % g_.count[1];
+    std::size_t depth() const { return g_.channels * g_.taps(); }
+
+    // Writes rows first .. first + count - 1 (all of one (n, oh) line) to `out`.
+    void line(std::size_t first, std::size_t count, T* out) const {
+        const std::size_t n = first / g_.outputs();
+        const std::size_t oh = first / g_.count[1] % g_.count[0];
+        const std::size_t ow_first = first % g_.count[1];
         for (std::size_t c = 0; c < g_.channels; ++c) {
             const T* plane = image_ + (n * g_.channels + c) * g_.extent[0] * g_.extent[1];
             for (std::size_t kh = 0; kh < g_.size[0]; ++kh) {
                 const std::size_t y = oh * g_.step[0] + kh * g_.dilation[0];
-                const bool row_inside =
-                    y >= g_.pad_before[0] && y - g_.pad_before[0] < g_.extent[0];
-                const T* line =
-                    row_inside ? plane + (y - g_.pad_before[0]) * g_.extent[1] : nullptr;
-                for (std::size_t kw = 0; kw < g_.size[1]; ++kw) {
-                    const std::size_t x = ow * g_.step[1] + kw * g_.dilation[1];
-                    const bool inside =
-                        row_inside && x >= g_.pad_before[1] && x - g_.pad_before[1] < g_.extent[1];
-                    *out++ = inside ? line[x - g_.pad_before[1]] : T{0};
+                const bool inside = y >= g_.pad_before[0] && y - g_.pad_before[0] < g_.extent[0];
+                const T* source = inside ? plane + (y - g_.pad_before[0]) * g_.extent[1] : nullptr;
+                T* taps = out + (c * g_.size[0] + kh) * g_.size[1];
+                for (std::size_t r = 0; r < count; ++r) {
+                    write_taps(source, ow_first + r, taps + r * depth());
                 }
             }
         }
     }
 
 private:
+    // The KW taps of one kernel row for output column `ow`; `source` is the
+    // image row, or null when the kernel row lies in padding.
+    void write_taps(const T* source, std::size_t ow, T* taps) const {
+        const std::size_t x = ow * g_.step[1];
+        const std::size_t last = x + (g_.size[1] - 1) * g_.dilation[1];
+        if (source != nullptr && x >= g_.pad_before[1] && last - g_.pad_before[1] < g_.extent[1]) {
+            const T* first = source + (x - g_.pad_before[1]);
+            for (std::size_t kw = 0; kw < g_.size[1]; ++kw) {
+                taps[kw] = first[kw * g_.dilation[1]];
+            }
+            return;
+        }
+        for (std::size_t kw = 0; kw < g_.size[1]; ++kw) {
+            const std::size_t at = x + kw * g_.dilation[1];
+            const bool inside =
+                source != nullptr && at >= g_.pad_before[1] && at - g_.pad_before[1] < g_.extent[1];
+            taps[kw] = inside ? source[at - g_.pad_before[1]] : T{0};
+        }
+    }
+
     const WindowGeometry& g_;
     const T* image_;
 };
 
 constexpr std::size_t rows_per_tile = 64;
 
-// out [P, O] = windows [P, K] x matrix [K, O], a tile of rows at a time.
+// out [P, O] = windows [P, K] x matrix [K, O], a tile of one line's rows at a time.
 template <Element T>
 void forward_product(const WindowProductGeometry& geometry,
                      const T* image,
@@ -82,17 +101,17 @@ void forward_product(const WindowProductGeometry& geometry,
                      T* out) {
     const WindowGeometry& g = geometry.window;
     const std::size_t rows = g.batch * g.outputs();
-    const std::size_t depth = g.channels * g.taps();
     const Patches<T> patches(g, image);
+    const std::size_t depth = patches.depth();
     thread_local std::vector<T> tile;
     tile.resize(rows_per_tile * depth);
-    for (std::size_t first = 0; first < rows; first += rows_per_tile) {
-        const std::size_t count = std::min(rows_per_tile, rows - first);
-        for (std::size_t r = 0; r < count; ++r) {
-            patches.row(first + r, tile.data() + r * depth);
-        }
+    for (std::size_t first = 0; first < rows;) {
+        const std::size_t line_left = g.count[1] - first % g.count[1];
+        const std::size_t count = std::min(rows_per_tile, line_left);
+        patches.line(first, count, tile.data());
         multiply_matrices(
             tile.data(), matrix, out + first * geometry.columns, count, depth, geometry.columns);
+        first += count;
     }
 }
 
@@ -112,7 +131,7 @@ void transposed_product(const WindowProductGeometry& geometry,
     row.resize(depth);
     std::fill(out, out + depth * columns, T{0});
     for (std::size_t p = 0; p < rows; ++p) {
-        patches.row(p, row.data());
+        patches.line(p, 1, row.data());
         const T* g_row = gradient + p * columns;
         for (std::size_t k = 0; k < depth; ++k) {
             T* out_row = out + k * columns;

@@ -82,6 +82,22 @@ TEST(Election, HandWrittenConvolutionElectsLikeTheComposition) {
                           network.forward(network.parameters()).of(loss)));
 }
 
+TEST(Election, AWindowSumAlongTheTapAxisIsAReduceWindow) {
+    Tape<double> tape;
+    auto image = tape.input(init::normal(3, 1.0)(Shape{2, 3, 9, 8}));
+    auto padded = image.pad(2, 1, 1).pad(3, 2, 0);
+    auto windows = padded.unfold(2, 3, 2, 1).unfold(4, 2, 1, 2);  // [2, 3, 5, 3, 8, 2]
+    auto taps = windows.permute({0, 1, 2, 4, 3, 5}).reshape(Shape{2, 3, 5, 8, 6});
+    auto sums = taps.sum(4);
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({sums}).numerics(Numerics::Exact).lower();
+    ASSERT_EQ(plan.patterns().size(), 1u);
+    EXPECT_EQ(plan.patterns()[0].kind(), PatternKind::ReduceWindow);
+    EXPECT_EQ(plan.patterns()[0].nodes().size(), 7u);
+    EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(sums),
+                          network.forward(network.parameters()).of(sums)));
+}
+
 TEST(Election, AStructureThatDiffersIsNotMatched) {
     Tape<double> tape;
     auto image = tape.input(init::normal(3, 1.0)(Shape{1, 2, 5, 5}));
