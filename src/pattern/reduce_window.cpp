@@ -154,31 +154,51 @@ void gather_taps(
     }
 }
 
+// Windows that read only the image itself (no padding) fold a whole output
+// row at a time, tap by tap, so the inner loop runs across outputs; each
+// output still sees its taps in row-major order.
+template <Reduction R, Element T>
+void fold_row(const WindowGeometry& g, const T* pixels, std::size_t oh, T* out) {
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        const T* line = pixels + (oh * g.step[0] + kh * g.dilation[0]) * g.extent[1];
+        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
+            const T* taps = line + kw * g.dilation[1];
+            const std::size_t step = g.step[1];
+            if (kh == 0 && kw == 0) {
+                for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
+                    out[ow] = taps[ow * step];
+                }
+            } else if constexpr (R == Reduction::MaximumChain) {
+                for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
+                    out[ow] = maximum_of(out[ow], taps[ow * step]);
+                }
+            } else {
+                for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
+                    out[ow] = out[ow] + taps[ow * step];
+                }
+            }
+        }
+    }
+}
+
 template <Reduction R, Element T>
 void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
     const std::size_t plane = g.extent[0] * g.extent[1];
+    const bool unpadded =
+        g.pad_before[0] == 0 && g.pad_before[1] == 0 &&
+        (g.count[0] - 1) * g.step[0] + (g.size[0] - 1) * g.dilation[0] < g.extent[0] &&
+        (g.count[1] - 1) * g.step[1] + (g.size[1] - 1) * g.dilation[1] < g.extent[1];
     std::vector<T> taps(g.taps());
-    const bool unpadded = g.pad_before[0] == 0 && g.pad_before[1] == 0;
     for (std::size_t p = 0; p < g.batch * g.channels; ++p) {
         const T* pixels = image + p * plane;
         for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
-            const bool rows_inside =
-                unpadded && oh * g.step[0] + (g.size[0] - 1) * g.dilation[0] < g.extent[0];
+            if (R != Reduction::StripedSum && unpadded) {
+                fold_row<R>(g, pixels, oh, out);
+                out += g.count[1];
+                continue;
+            }
             for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
-                const bool inside =
-                    rows_inside && ow * g.step[1] + (g.size[1] - 1) * g.dilation[1] < g.extent[1];
-                if (inside) {
-                    const T* corner = pixels + oh * g.step[0] * g.extent[1] + ow * g.step[1];
-                    T* tap = taps.data();
-                    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
-                        const T* row = corner + kh * g.dilation[0] * g.extent[1];
-                        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
-                            *tap++ = row[kw * g.dilation[1]];
-                        }
-                    }
-                } else {
-                    gather_taps(g, pixels, oh, ow, taps.data());
-                }
+                gather_taps(g, pixels, oh, ow, taps.data());
                 *out++ = reduce_taps<R>(taps.data(), taps.size());
             }
         }
