@@ -27,6 +27,8 @@ void run_match(const Match& match, std::span<const T* const> inputs, std::span<T
             using Geometry = std::decay_t<decltype(geometry)>;
             if constexpr (std::is_same_v<Geometry, WindowProductGeometry>) {
                 window_product_kernel(geometry, inputs, results[0]);
+            } else if constexpr (std::is_same_v<Geometry, MapGeometry>) {
+                map_kernel(geometry, inputs, results[0]);
             } else if constexpr (std::is_same_v<Geometry, ReduceWindowGeometry>) {
                 reduce_window_kernel(geometry, inputs, results[0]);
             } else {

@@ -14,6 +14,18 @@ namespace topos::detail {
 // Every match of the catalog rooted at a scheduled node, in root order.
 std::vector<Match> find_matches(const std::vector<Node>& nodes, const std::vector<bool>& scheduled);
 
+// Map regions among the scheduled nodes that no elected match covers: each
+// grows back from a root through same-shaped elementwise operands whose every
+// reader is in the region and which are neither declared nor retained. Only
+// regions of two or more members with at least `map_min_elements` elements
+// each are offered: below that, one loop saves nothing.
+inline constexpr std::size_t map_min_elements = 1024;
+std::vector<Match> map_regions(const std::vector<Node>& nodes,
+                               const std::vector<std::uint32_t>& order,
+                               const std::vector<bool>& declared,
+                               const std::vector<bool>& retained,
+                               const std::vector<bool>& covered);
+
 // Runs a match's fused kernel: `inputs` in the match's input order; `results`
 // in its result order, null where a result is not written.
 template <Element T>
@@ -32,6 +44,8 @@ template <Element T>
 void reduce_window_kernel(const ReduceWindowGeometry& geometry,
                           std::span<const T* const> inputs,
                           T* out);
+template <Element T>
+void map_kernel(const MapGeometry& geometry, std::span<const T* const> inputs, T* out);
 template <Element T>
 void batch_norm_kernel(const BatchNormGeometry& geometry,
                        std::span<const T* const> inputs,

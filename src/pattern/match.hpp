@@ -65,8 +65,22 @@ struct BatchNormGeometry {
     bool training = false;
 };
 
+// A Map: elementwise members in node order, each reading inputs of the match
+// or earlier members; all of one element count. The kernel runs the members'
+// own kernels a block of elements at a time, so intermediates stay in a small
+// scratch and every element sees the same operations as unfused.
+struct MapGeometry {
+    struct Member {
+        const Node* node;
+        std::array<std::int32_t, Node::max_operands> reads{};  // >= 0: member; < 0: input -1 - k
+    };
+
+    std::vector<Member> members;
+    std::size_t elements = 0;
+};
+
 using PatternGeometry =
-    std::variant<WindowProductGeometry, ReduceWindowGeometry, BatchNormGeometry>;
+    std::variant<WindowProductGeometry, ReduceWindowGeometry, BatchNormGeometry, MapGeometry>;
 
 struct Match {
     PatternKind kind;

@@ -14,6 +14,8 @@ std::string_view name_of(PatternKind kind) {
             return "BatchNormTraining";
         case PatternKind::BatchNormInference:
             return "BatchNormInference";
+        case PatternKind::Map:
+            return "Map";
     }
     return "?";
 }
@@ -28,6 +30,8 @@ std::string_view name_of(Formula formula) {
             return "BatchNormTraining";
         case Formula::BatchNormInference:
             return "BatchNormInference";
+        case Formula::Map:
+            return "Map";
     }
     return "?";
 }

@@ -9,6 +9,8 @@
 #include "plan/closure.hpp"
 #include "plan/plan_state.hpp"
 
+#include <algorithm>
+
 namespace topos::detail {
 namespace {
 
@@ -181,6 +183,27 @@ void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
     }
 }
 
+// Map regions grow around what the catalog elected; each is elected as grown,
+// writing only its root.
+void elect_maps(std::vector<Election>& elections,
+                const std::vector<Node>& nodes,
+                const Schedule& schedule,
+                const std::vector<bool>& declared,
+                const std::vector<bool>& retained) {
+    std::vector<bool> covered(nodes.size(), false);
+    for (const Election& election : elections) {
+        for (std::uint32_t node : election.match.nodes) {
+            covered[node] = true;
+        }
+    }
+    for (Match& match : map_regions(nodes, schedule.order, declared, retained, covered)) {
+        elections.push_back({std::move(match), {true}});
+    }
+    std::sort(elections.begin(), elections.end(), [](const Election& a, const Election& b) {
+        return a.match.root < b.match.root;
+    });
+}
+
 Formula formula_of(PatternKind kind) {
     switch (kind) {
         case PatternKind::WindowProduct:
@@ -191,6 +214,8 @@ Formula formula_of(PatternKind kind) {
             return Formula::BatchNormTraining;
         case PatternKind::BatchNormInference:
             return Formula::BatchNormInference;
+        case PatternKind::Map:
+            return Formula::Map;
     }
     return Formula::WindowProduct;
 }
@@ -241,6 +266,9 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
         matches = find_matches(nodes, scheduled);
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
+    if (entry.elects_patterns()) {
+        elect_maps(plan.elections, nodes, plan.schedule, declared, retained);
+    }
     const std::vector<bool> fused = fused_nodes(nodes.size(), plan.elections);
     reads_at_roots(nodes, plan.schedule, plan.elections);
     plan.liveness = liveness_of(plan.schedule, declared, retained, fused, entry.keeps_backward());

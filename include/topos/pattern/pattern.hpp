@@ -16,12 +16,14 @@
 
 namespace topos {
 
-// The structures the catalog knows.
+// The structures the catalog knows. Map regions are grown rather than matched:
+// elementwise operations whose intermediates nobody else reads.
 enum class PatternKind : std::uint8_t {
     WindowProduct,       // unfold / permute / reshape windows of an image, times a matrix
     ReduceWindow,        // the maximum or sum of each window of an image
     BatchNormTraining,   // normalisation by the batch's own statistics
     BatchNormInference,  // normalisation by given (running) statistics
+    Map,                 // a region of elementwise operations, run as one loop
 };
 
 // Who computes an elected pattern: the fused kernel of that name.
@@ -30,6 +32,7 @@ enum class Formula : std::uint8_t {
     ReduceWindow,
     BatchNormTraining,
     BatchNormInference,
+    Map,
 };
 
 std::string_view name_of(PatternKind kind);

@@ -1,0 +1,225 @@
+// Map: a region of elementwise operations run as one loop over blocks of
+// elements. Every member runs its own reference kernel on each block, so each
+// element sees exactly the operations the unfused plan performs, and the
+// intermediates live in a block-sized scratch instead of the arena.
+#include "ops/op_info.hpp"
+#include "pattern/catalog.hpp"
+
+#include <algorithm>
+#include <queue>
+
+namespace topos::detail {
+namespace {
+
+bool is_elementwise(Opcode opcode) {
+    switch (opcode) {
+        case Opcode::Add:
+        case Opcode::Sub:
+        case Opcode::Mul:
+        case Opcode::Div:
+        case Opcode::Maximum:
+        case Opcode::Minimum:
+        case Opcode::Pow:
+        case Opcode::Compare:
+        case Opcode::Select:
+        case Opcode::Neg:
+        case Opcode::Abs:
+        case Opcode::Sign:
+        case Opcode::Exp:
+        case Opcode::Expm1:
+        case Opcode::Log:
+        case Opcode::Log1p:
+        case Opcode::Sqrt:
+        case Opcode::Rsqrt:
+        case Opcode::Square:
+        case Opcode::Sin:
+        case Opcode::Cos:
+        case Opcode::Tanh:
+        case Opcode::Sigmoid:
+        case Opcode::Erf:
+        case Opcode::Gelu:
+        case Opcode::Softplus:
+            return true;
+        case Opcode::Parameter:
+        case Opcode::Input:
+        case Opcode::Leaf:
+        case Opcode::MatMul:
+        case Opcode::Sum:
+        case Opcode::Max:
+        case Opcode::LogSumExp:
+        case Opcode::LogSoftmax:
+        case Opcode::Reshape:
+        case Opcode::Permute:
+        case Opcode::BroadcastAlong:
+        case Opcode::Unfold:
+        case Opcode::Fold:
+        case Opcode::Narrow:
+        case Opcode::Pad:
+        case Opcode::Slice:
+        case Opcode::Concat:
+        case Opcode::Gather:
+        case Opcode::ScatterAdd:
+        case Opcode::OneHot:
+            return false;
+    }
+    return false;
+}
+
+class RegionGrower {
+public:
+    RegionGrower(const std::vector<Node>& nodes,
+                 const std::vector<std::uint32_t>& order,
+                 const std::vector<bool>& declared,
+                 const std::vector<bool>& retained,
+                 const std::vector<bool>& covered)
+        : nodes_(nodes),
+          declared_(declared),
+          retained_(retained),
+          covered_(covered),
+          readers_(nodes.size()),
+          in_region_(nodes.size(), false),
+          scheduled_(nodes.size(), false) {
+        for (std::uint32_t reader : order) {
+            scheduled_[reader] = true;
+            for (std::uint32_t operand : nodes[reader].operands()) {
+                readers_[operand].push_back(reader);
+            }
+        }
+    }
+
+    bool can_root(std::uint32_t index) const {
+        const Node& node = nodes_[index];
+        return scheduled_[index] && !covered_[index] && !in_region_[index] &&
+               is_elementwise(node.opcode()) && node.shape().elements() >= map_min_elements;
+    }
+
+    // The region grown back from `root`, ascending.
+    std::vector<std::uint32_t> grow(std::uint32_t root) {
+        std::vector<std::uint32_t> region{root};
+        in_region_[root] = true;
+        std::priority_queue<std::uint32_t> pending;  // highest index first: its readers are decided
+        const auto offer_operands = [&](std::uint32_t member) {
+            for (std::uint32_t operand : nodes_[member].operands()) {
+                pending.push(operand);
+            }
+        };
+        offer_operands(root);
+        while (!pending.empty()) {
+            const std::uint32_t candidate = pending.top();
+            pending.pop();
+            if (in_region_[candidate] || !absorbable(candidate, root)) {
+                continue;
+            }
+            in_region_[candidate] = true;
+            region.push_back(candidate);
+            offer_operands(candidate);
+        }
+        std::sort(region.begin(), region.end());
+        if (region.size() < 2) {
+            in_region_[root] = false;
+        }
+        return region;
+    }
+
+private:
+    bool absorbable(std::uint32_t index, std::uint32_t root) const {
+        const Node& node = nodes_[index];
+        if (covered_[index] || declared_[index] || retained_[index] ||
+            !is_elementwise(node.opcode()) || node.shape() != nodes_[root].shape()) {
+            return false;
+        }
+        const auto& readers = readers_[index];
+        return std::all_of(readers.begin(), readers.end(), [&](std::uint32_t reader) {
+            return in_region_[reader];
+        });
+    }
+
+    const std::vector<Node>& nodes_;
+    const std::vector<bool>& declared_;
+    const std::vector<bool>& retained_;
+    const std::vector<bool>& covered_;
+    std::vector<std::vector<std::uint32_t>> readers_;
+    std::vector<bool> in_region_;
+    std::vector<bool> scheduled_;
+};
+
+Match map_match(const std::vector<Node>& nodes, const std::vector<std::uint32_t>& region) {
+    const std::uint32_t root = region.back();
+    MapGeometry geometry;
+    geometry.elements = nodes[root].shape().elements();
+    std::vector<std::uint32_t> inputs;
+    for (std::uint32_t index : region) {
+        MapGeometry::Member member{&nodes[index], {}};
+        const auto operands = nodes[index].operands();
+        for (std::size_t i = 0; i < operands.size(); ++i) {
+            const auto at = std::lower_bound(region.begin(), region.end(), operands[i]);
+            if (at != region.end() && *at == operands[i]) {
+                member.reads[i] = static_cast<std::int32_t>(at - region.begin());
+                continue;
+            }
+            auto input = std::find(inputs.begin(), inputs.end(), operands[i]);
+            if (input == inputs.end()) {
+                input = inputs.insert(inputs.end(), operands[i]);
+            }
+            member.reads[i] = -1 - static_cast<std::int32_t>(input - inputs.begin());
+        }
+        geometry.members.push_back(member);
+    }
+    return Match{PatternKind::Map, root, region, {root}, std::move(inputs), std::move(geometry)};
+}
+
+constexpr std::size_t block_elements = 512;
+
+}  // namespace
+
+std::vector<Match> map_regions(const std::vector<Node>& nodes,
+                               const std::vector<std::uint32_t>& order,
+                               const std::vector<bool>& declared,
+                               const std::vector<bool>& retained,
+                               const std::vector<bool>& covered) {
+    RegionGrower grower(nodes, order, declared, retained, covered);
+    std::vector<Match> matches;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        if (!grower.can_root(*it)) {
+            continue;
+        }
+        const std::vector<std::uint32_t> region = grower.grow(*it);
+        if (region.size() >= 2) {
+            matches.push_back(map_match(nodes, region));
+        }
+    }
+    std::reverse(matches.begin(), matches.end());
+    return matches;
+}
+
+template <Element T>
+void map_kernel(const MapGeometry& geometry, std::span<const T* const> inputs, T* out) {
+    const std::size_t members = geometry.members.size();
+    thread_local std::vector<T> scratch;
+    scratch.resize(members * block_elements);
+    std::array<View<T>, Node::max_operands> views{};
+    for (std::size_t first = 0; first < geometry.elements; first += block_elements) {
+        const std::size_t count = std::min(block_elements, geometry.elements - first);
+        const Shape block{count};
+        for (std::size_t m = 0; m < members; ++m) {
+            const MapGeometry::Member& member = geometry.members[m];
+            const std::size_t arity = member.node->operands().size();
+            for (std::size_t i = 0; i < arity; ++i) {
+                const std::int32_t read = member.reads[i];
+                const T* data =
+                    read >= 0 ? scratch.data() + static_cast<std::size_t>(read) * block_elements
+                              : inputs[static_cast<std::size_t>(-1 - read)] + first;
+                views[i] = {data, &block};
+            }
+            T* result = m + 1 == members ? out + first : scratch.data() + m * block_elements;
+            op_info(member.node->opcode())
+                .template kernel<T>()(
+                    *member.node, std::span<const View<T>>(views.data(), arity), result);
+        }
+    }
+}
+
+template void map_kernel(const MapGeometry&, std::span<const float* const>, float*);
+template void map_kernel(const MapGeometry&, std::span<const double* const>, double*);
+
+}  // namespace topos::detail

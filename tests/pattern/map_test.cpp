@@ -1,0 +1,103 @@
+// Map elections: regions of elementwise operations run as one blocked loop,
+// with the unfused plan's bits.
+#include "support/bit_equal.hpp"
+#include "support/random_graphs.hpp"
+#include <topos/topos.hpp>
+
+#include <gtest/gtest.h>
+
+namespace topos {
+namespace {
+
+using test::bit_equal;
+
+struct Chain {
+    Network<float> network;
+    Symbol scaled;
+    Symbol loss;
+};
+
+// tanh(x * w + b)^2 summed, on [48, 50]: 2,400 elements per elementwise value.
+Chain elementwise_chain() {
+    Tape<float> tape;
+    auto x = tape.input(init::normal(1, 1.0)(Shape{48, 50}));
+    auto w = tape.parameter(init::normal(2, 1.0)(Shape{48, 50}));
+    auto b = tape.parameter(init::normal(3, 1.0)(Shape{48, 50}));
+    auto scaled = x * w;
+    auto activated = (scaled + b).tanh();
+    auto loss = activated.square().sum();
+    return {std::move(tape).into_network(), scaled, loss};
+}
+
+TEST(Map, AnElementwiseChainRunsAsOneLoop) {
+    const Chain chain = elementwise_chain();
+    const auto plan = chain.network.entry({chain.loss}).numerics(Numerics::Exact).lower();
+    ASSERT_EQ(plan.patterns().size(), 1u);
+    EXPECT_EQ(plan.patterns()[0].describe(),
+              "Map rooted at node 6, covering 4 nodes, served as Map");
+    EXPECT_NE(plan.describe().find("fused 1 group, 3 nodes replaced"), std::string::npos)
+        << plan.describe();
+    EXPECT_TRUE(bit_equal(plan.forward(chain.network.parameters()).of(chain.loss),
+                          chain.network.forward(chain.network.parameters()).of(chain.loss)));
+}
+
+TEST(Map, AnObservedIntermediateStaysOutsideTheRegion) {
+    const Chain chain = elementwise_chain();
+    const auto plan = chain.network.entry({chain.loss}).observe({chain.scaled}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1u);
+    EXPECT_EQ(plan.patterns()[0].nodes().size(), 3u);
+    const auto run = plan.forward(chain.network.parameters());
+    const auto oracle = chain.network.forward(chain.network.parameters());
+    EXPECT_TRUE(bit_equal(run.of(chain.scaled), oracle.of(chain.scaled)));
+    EXPECT_TRUE(bit_equal(run.of(chain.loss), oracle.of(chain.loss)));
+}
+
+TEST(Map, SmallValuesAreNotWorthALoop) {
+    Tape<double> tape;
+    auto w = tape.parameter(Tensor<double>(0.5));
+    auto x = tape.input(Tensor<double>(2.0));
+    auto y = tape.input(Tensor<double>(1.0));
+    auto error = w * x - y;
+    auto loss = error * error;
+    const auto network = std::move(tape).into_network();
+    EXPECT_TRUE(network.entry({loss}).lower().patterns().empty());
+}
+
+template <Element T>
+void check_random_graphs(std::size_t& elected) {
+    test::RandomGraphOptions options;
+    options.max_rank = 2;
+    options.max_extent = 72;
+    options.max_elements = 5000;
+    options.operations = 30;
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        Tape<T> tape;
+        const auto recorded = test::record_random_graph(tape, seed, options);
+        std::vector<Symbol> declared{recorded.loss};
+        for (std::size_t i = 0; i < recorded.values.size(); i += 7) {
+            declared.push_back(recorded.values[i]);
+        }
+        const auto network = std::move(tape).into_network();
+        const auto plan = network.entry(declared).numerics(Numerics::Exact).lower();
+        for (const Pattern& pattern : plan.patterns()) {
+            elected += pattern.kind() == PatternKind::Map ? 1 : 0;
+        }
+        const auto run = plan.forward(network.parameters());
+        const auto oracle = network.forward(network.parameters());
+        for (const Symbol value : declared) {
+            EXPECT_TRUE(bit_equal(run.of(value), oracle.of(value)))
+                << "seed " << seed << ", node " << value.index() << '\n'
+                << plan.describe();
+        }
+    }
+}
+
+TEST(Map, RandomGraphsKeepTheInterpretersBits) {
+    std::size_t elected = 0;
+    check_random_graphs<float>(elected);
+    check_random_graphs<double>(elected);
+    EXPECT_GT(elected, 10u) << "the random graphs should offer Map regions";
+}
+
+}  // namespace
+}  // namespace topos
