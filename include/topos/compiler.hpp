@@ -2,6 +2,7 @@
 // attributes, describe), declare entries, lower them into plans.
 #pragma once
 
+#include <topos/backend/backend.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/graph/opcode.hpp>

@@ -3,6 +3,7 @@
 // intermediates get arena offsets; each computed node (or elected pattern)
 // becomes a step with resolved operand locations.
 #include "autodiff/scan_reads.hpp"
+#include "backend/server.hpp"
 #include "pattern/catalog.hpp"
 #include "pattern/election.hpp"
 #include "plan/arena.hpp"
@@ -139,6 +140,26 @@ std::vector<Location> place_values(PlanState<T>& plan,
     return where;
 }
 
+// The first optional backend that serves `node` under these numerics (an Exact
+// plan takes only bit-identical servers), or null for the reference kernel.
+template <Element T>
+const Server* server_for(const Node& node, const std::vector<Node>& nodes, Numerics numerics) {
+    std::array<Shape, Node::max_operands> shapes{};
+    const auto operands = node.operands();
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+        shapes[i] = nodes[operands[i]].shape();
+    }
+    for (const Server* server : servers()) {
+        const bool allowed = numerics == Numerics::Fast || server->fidelity == Fidelity::Exact;
+        if (allowed &&
+            server->serves(
+                node, std::span<const Shape>(shapes.data(), operands.size()), precision_of<T>())) {
+            return server;
+        }
+    }
+    return nullptr;
+}
+
 template <Element T>
 ElectionLocations election_locations(const Election& election, const std::vector<Location>& where) {
     ElectionLocations locations;
@@ -175,7 +196,13 @@ void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
         if (is_source(node.opcode()) || covered[index]) {
             continue;
         }
-        Step<T> step{op_info(node.opcode()).template kernel<T>(), &node, {}, where[index]};
+        const Server* server = server_for<T>(node, nodes, plan.entry.numerics());
+        Step<T> step{
+            server ? server->template kernel<T>() : op_info(node.opcode()).template kernel<T>(),
+            &node,
+            {},
+            where[index]};
+        step.server = server;
         for (std::size_t i = 0; i < node.operands().size(); ++i) {
             step.operands[i] = where[node.operands()[i]];
         }

@@ -87,6 +87,16 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
 }
 
 template <Element T>
+void tally_step(Tally& tally, const detail::Step<T>& step) {
+    const std::string_view formula = detail::op_info(step.node->opcode()).name;
+    if (step.server != nullptr) {
+        tally.add(formula, detail::precision_of<T>(), step.server->name, step.server->fidelity);
+    } else {
+        tally.add(formula, detail::precision_of<T>(), detail::reference_name, Fidelity::Exact);
+    }
+}
+
+template <Element T>
 std::span<T> arena_of(std::size_t elements) {
     thread_local std::vector<T> arena;
     if (arena.size() < elements) {
@@ -160,6 +170,12 @@ Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>
                 results.push_back(location ? address(*location) : nullptr);
             }
             detail::run_match<T>(plan.elections[e].match, inputs, results);
+            if (Tally* tally = detail::active_tally()) {
+                tally->add(name_of(plan.patterns[e].formula()),
+                           detail::precision_of<T>(),
+                           detail::reference_name,
+                           Fidelity::Exact);
+            }
             continue;
         }
         const std::span<const std::uint32_t> operands = step.node->operands();
@@ -173,6 +189,9 @@ Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>
         step.kernel(*step.node,
                     std::span<const detail::View<T>>(views.data(), operands.size()),
                     address(step.output));
+        if (Tally* tally = detail::active_tally()) {
+            tally_step(*tally, step);
+        }
     }
     std::vector<Tensor<T>> values;
     values.reserve(stored.size());

@@ -2,6 +2,7 @@
 // liveness for describe(), and the executable steps with their buffer locations.
 #pragma once
 
+#include "backend/server.hpp"
 #include "graph/spec.hpp"
 #include "ops/op_info.hpp"
 #include "pattern/match.hpp"
@@ -38,7 +39,8 @@ struct Step {
     const Node* node;
     std::array<Location, Node::max_operands> operands;
     Location output;
-    std::int32_t election = -1;  // index into PlanState::elections, for a pattern's root
+    std::int32_t election = -1;      // index into PlanState::elections, for a pattern's root
+    const Server* server = nullptr;  // the optional backend that serves it, or the reference
 };
 
 // Where an elected pattern's kernel reads its inputs and writes its results.
