@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 namespace {
 
@@ -119,6 +120,20 @@ void the_backward_posture() {
               << "\n\n";
 }
 
+// The seeds' wording, made true in every build: a backend that reorders sums
+// may be compiled in and still decline a product this small.
+std::string fast_versus_exact(bool same_bits) {
+    if (!same_bits) {
+        return "no: a backend summed in its own order";
+    }
+    const auto backends = topos::Backend::available();
+    const bool reorders = std::any_of(backends.begin(), backends.end(), [](const auto& backend) {
+        return backend.fidelity == topos::Fidelity::Reordered;
+    });
+    return reorders ? "yes, no backend served a product this small"
+                    : "yes, no backend is on in this build";
+}
+
 void exact_and_fast() {
     std::cout << "== Exact and Fast\n\n";
     Tape<float> tape;
@@ -130,7 +145,9 @@ void exact_and_fast() {
     const auto interpreter = network.forward(parameters, {});
     const auto exact =
         network.entry({loss}).numerics(topos::Numerics::Exact).lower().forward(parameters, {});
-    const auto fast = network.entry({loss}).lower().forward(parameters, {});
+    topos::Run<float> fast = exact;
+    const topos::Tally tally = topos::Backend::tallied(
+        [&] { fast = network.entry({loss}).lower().forward(parameters, {}); });
     if (!interpreter.of(loss).bit_equal(exact.of(loss))) {
         std::cerr << "an exact plan differs from the interpreter\n";
         std::exit(1);
@@ -139,10 +156,9 @@ void exact_and_fast() {
               << "exact plan  " << exact.of(loss) << '\n'
               << "fast plan   " << fast.of(loss) << "\n\n"
               << "exact == interpreter: asserted, in every build\n"
-              << "fast == exact: "
-              << (fast.of(loss).bit_equal(exact.of(loss)) ? "yes, no backend is on in this build"
-                                                          : "no: a backend summed in its own order")
-              << '\n';
+              << "fast == exact: " << fast_versus_exact(fast.of(loss).bit_equal(exact.of(loss)))
+              << "\n\nwho served the fast plan:\n"
+              << tally;
 }
 
 }  // namespace
