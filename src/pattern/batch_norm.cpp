@@ -136,19 +136,34 @@ Layout layout_of(const Shape& shape) {
     return {shape[0], shape[1], rest};
 }
 
-// channel_sums of term(n, c, r): the Sums along axes rank-1 ... 2, each
-// striped along its axis, then the striped Sum along axis 0.
+// channel_sums of term(plane, i) over element i of plane (n, c): the Sums
+// along axes rank-1 ... 2, each striped along its axis, then the striped Sum
+// along axis 0. Terms are computed as the first reduction reads them, so only
+// the partial sums are held.
 template <Element T, class Term>
 void channel_sums(const Shape& shape, Term term, T* out) {
     const Layout l = layout_of(shape);
-    std::vector<T> partial(l.batch * l.channels * l.rest);
-    for (std::size_t i = 0; i < partial.size(); ++i) {
-        partial[i] = term(i / l.rest, i);
+    const std::size_t planes = l.batch * l.channels;
+    if (shape.rank() == 2) {
+        for (std::size_t c = 0; c < l.channels; ++c) {
+            out[c] = striped_sum<T>(l.batch, [&](std::size_t n) {
+                return term(n * l.channels + c, n * l.channels + c);
+            });
+        }
+        return;
     }
-    for (std::size_t axis = shape.rank() - 1; axis >= 2; --axis) {
+    thread_local std::vector<T> partial;
+    const std::size_t last = shape[shape.rank() - 1];
+    partial.resize(planes * l.rest / last);
+    for (std::size_t row = 0; row < partial.size(); ++row) {
+        const std::size_t first = row * last;
+        const std::size_t plane = first / l.rest;
+        partial[row] = striped_sum<T>(last, [&](std::size_t a) { return term(plane, first + a); });
+    }
+    for (std::size_t axis = shape.rank() - 2; axis >= 2; --axis) {
         const std::size_t extent = shape[axis];
         const std::size_t rows = partial.size() / extent;
-        for (std::size_t row = 0; row < rows; ++row) {
+        for (std::size_t row = 0; row < rows; ++row) {  // in place: row <= row * extent
             const T* terms = partial.data() + row * extent;
             partial[row] = striped_sum<T>(extent, [terms](std::size_t a) { return terms[a]; });
         }
@@ -215,8 +230,13 @@ void batch_norm_kernel(const BatchNormGeometry& geometry,
     const T* gamma = inputs[1];
     const T* beta = inputs[2];
     const T* epsilon = inputs[3];
-    std::vector<T> mean(l.channels);
-    std::vector<T> variance(l.channels);
+    // Per-thread scratch: a run allocates nothing per step in steady state.
+    thread_local std::vector<T> mean;
+    thread_local std::vector<T> variance;
+    thread_local std::vector<T> scale;
+    mean.resize(l.channels);
+    variance.resize(l.channels);
+    scale.resize(l.channels);
     const auto channel_of = [&](std::size_t plane) { return plane % l.channels; };
     if (geometry.training) {
         channel_sums<T>(
@@ -238,7 +258,6 @@ void batch_norm_kernel(const BatchNormGeometry& geometry,
         std::copy(inputs[4], inputs[4] + l.channels, mean.begin());
         std::copy(inputs[5], inputs[5] + l.channels, variance.begin());
     }
-    std::vector<T> scale(l.channels);
     for (std::size_t c = 0; c < l.channels; ++c) {
         scale[c] = (T{1} / std::sqrt(variance[c] + epsilon[c])) * gamma[c];
     }

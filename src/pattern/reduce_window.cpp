@@ -188,7 +188,8 @@ void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
         g.pad_before[0] == 0 && g.pad_before[1] == 0 &&
         (g.count[0] - 1) * g.step[0] + (g.size[0] - 1) * g.dilation[0] < g.extent[0] &&
         (g.count[1] - 1) * g.step[1] + (g.size[1] - 1) * g.dilation[1] < g.extent[1];
-    std::vector<T> taps(g.taps());
+    thread_local std::vector<T> taps;
+    taps.resize(g.taps());
     for (std::size_t p = 0; p < g.batch * g.channels; ++p) {
         const T* pixels = image + p * plane;
         for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
