@@ -2,12 +2,14 @@
 #include <topos/core/error.hpp>
 #include <topos/model/checkpoint.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -96,9 +98,12 @@ SafetensorsFile read_file(const std::filesystem::path& path) {
     return detail::parse_safetensors(std::move(bytes), path.string());
 }
 
-// Collects what does not match, to report every problem at once.
+// Collects what does not match, to report the problems together (the first
+// `shown` of them, and how many more).
 class Mismatches {
 public:
+    static constexpr std::size_t shown = 8;
+
     void add(std::string problem) { problems_.push_back(std::move(problem)); }
 
     void throw_if_any(const std::filesystem::path& path, const std::string& what) const {
@@ -107,8 +112,11 @@ public:
         }
         std::ostringstream message;
         message << "the checkpoint " << path.string() << " does not match " << what << ":";
-        for (const std::string& problem : problems_) {
-            message << "\n  " << problem;
+        for (std::size_t i = 0; i < problems_.size() && i < shown; ++i) {
+            message << "\n  " << problems_[i];
+        }
+        if (problems_.size() > shown) {
+            message << "\n  and " << problems_.size() - shown << " more";
         }
         throw CheckpointError(message.str());
     }
@@ -148,22 +156,30 @@ Parameters<T> read_slots(const SafetensorsFile& file,
     return Parameters<T>(like.layout(), std::move(values));
 }
 
+// Names in the order a reader expects: parameter.9 before parameter.10.
+bool natural_less(const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
 template <Element T>
 void check_no_strangers(const SafetensorsFile& file,
                         const Parameters<T>& like,
                         Mismatches& mismatches) {
+    std::set<std::string> known;
+    for (const Symbol symbol : like.symbols()) {
+        known.insert(tensor_name(symbol));
+    }
+    std::vector<std::string> strangers;
     for (const auto& [name, stored] : file.tensors) {
-        if (name.starts_with(optimizer_prefix)) {
-            continue;
+        if (!name.starts_with(optimizer_prefix) && !known.contains(name)) {
+            strangers.push_back(name);
         }
-        bool known = false;
-        for (const Symbol symbol : like.symbols()) {
-            known = known || name == tensor_name(symbol);
-        }
-        if (!known) {
-            mismatches.add(name + ": not a parameter of this network (" + stored.dtype + ' ' +
-                           stored.shape.str() + ")");
-        }
+    }
+    std::ranges::sort(strangers, natural_less);
+    for (const std::string& name : strangers) {
+        const StoredTensor& stored = file.tensors.at(name);
+        mismatches.add(name + ": not a parameter of this network (" + stored.dtype + ' ' +
+                       stored.shape.str() + ")");
     }
 }
 
