@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
-#include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -89,12 +87,17 @@ SafetensorsFile read_file(const std::filesystem::path& path) {
     if (!in) {
         throw CheckpointError("could not open the checkpoint " + path.string());
     }
-    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) {
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    in.seekg(0, std::ios::beg);
+    if (!in || size < 0) {
+        throw CheckpointError("could not read the checkpoint " + path.string() +
+                              " (it must be a regular file)");
+    }
+    std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+    if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
         throw CheckpointError("could not read the checkpoint " + path.string());
     }
-    std::vector<std::byte> bytes(chars.size());
-    std::memcpy(bytes.data(), chars.data(), chars.size());
     return detail::parse_safetensors(std::move(bytes), path.string());
 }
 

@@ -103,7 +103,7 @@ TEST(Embedding, PicksOneRowOfTheTablePerIndex) {
     const Symbol table = embedding.table();
     const Network<double> network = std::move(tape).into_network();
     const auto run = network.forward(network.parameters());
-    const Tensor<double>& rows = network.parameters().of(table);
+    const Tensor<double> rows = network.parameters().of(table);
     const std::size_t picks[] = {4, 0, 2, 4};
     for (std::size_t p = 0; p < 4; ++p) {
         for (std::size_t c = 0; c < 3; ++c) {
