@@ -34,8 +34,10 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
+// A file of this test process (the pid keeps concurrent test runs apart).
 fs::path scratch(const std::string& name) {
-    return fs::path(::testing::TempDir()) / ("topos_checkpoint_" + name + ".safetensors");
+    return fs::path(::testing::TempDir()) /
+           ("topos_checkpoint_" + std::to_string(getpid()) + '_' + name + ".safetensors");
 }
 
 // The file the mutation test rewrites thousands of times: in memory (/dev/shm)
