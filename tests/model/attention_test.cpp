@@ -11,7 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <vector>
 
 namespace topos {
@@ -57,7 +60,6 @@ struct Projections {
 void attend(const std::vector<double>& q,
             const std::vector<double>& k,
             const std::vector<double>& v,
-            std::size_t sequence,
             std::size_t width,
             std::size_t head_width,
             std::size_t base,
@@ -65,7 +67,7 @@ void attend(const std::vector<double>& q,
             std::size_t t,
             std::vector<double>& ctx) {
     std::vector<double> weights(t + 1);
-    double largest = -INFINITY;
+    double largest = -std::numeric_limits<double>::infinity();
     for (std::size_t u = 0; u <= t; ++u) {
         double dot = 0;
         for (std::size_t d = 0; d < head_width; ++d) {
@@ -87,7 +89,6 @@ void attend(const std::vector<double>& q,
         }
         ctx[base + t * width + h * head_width + d] = sum;
     }
-    (void)sequence;
 }
 
 std::vector<double> attention_reference(const Tensor<double>& x,
@@ -104,7 +105,7 @@ std::vector<double> attention_reference(const Tensor<double>& x,
     for (std::size_t b = 0; b < batch; ++b) {
         for (std::size_t h = 0; h < heads; ++h) {
             for (std::size_t t = 0; t < sequence; ++t) {
-                attend(q, k, v, sequence, width, width / heads, b * sequence * width, h, t, ctx);
+                attend(q, k, v, width, width / heads, b * sequence * width, h, t, ctx);
             }
         }
     }

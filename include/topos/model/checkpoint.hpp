@@ -5,7 +5,8 @@
 // recording the same model in the same order gives the same indices); an
 // optimizer's buffers are "optimizer.<buffer>.parameter.<i>", with buffers
 // "momentum" (Sgd) or "first_moment" and "second_moment" (Adam, AdamW), and
-// the metadata holds "format": "topos", "optimizer" and "optimizer.steps".
+// the metadata holds "format": "topos", "optimizer" ("sgd", or "adam" for
+// Adam and AdamW, which share AdamState) and "optimizer.steps".
 // Element types: F32 for float, F64 for double. A round trip is bit-exact.
 #pragma once
 
