@@ -63,7 +63,8 @@ Value<T> CausalSelfAttention<T>::express(const Value<T>& x) const {
     const Value<T> q = split_heads(query_.express(x));
     const Value<T> k = split_heads(key_.express(x));
     const Value<T> v = split_heads(value_.express(x));
-    const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(width_ / heads_)));
+    const std::size_t head_width = width_ / heads_;
+    const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(head_width)));
     const Value<T> scores = q.matmul(k.transpose()) * scale;
     return output_.express(merge_heads(causal_weights(scores).matmul(v)));
 }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <sstream>
 #include <utility>
 
 namespace topos::detail {
@@ -211,11 +212,11 @@ SafetensorsFile parse_safetensors(std::vector<std::byte> buffer, const std::stri
         const Extent extent = extent_of(entry, name, origin);
         const std::uint64_t size = byte_count(shape, safetensors_dtype_size(dtype), name, origin);
         if (extent.end - extent.begin != size || extent.end > payload) {
-            refuse(origin,
-                   "tensor \"" + name + "\" of " + dtype + ' ' + shape.str() + " needs " +
-                       std::to_string(size) + " bytes; its data_offsets [" +
-                       std::to_string(extent.begin) + ", " + std::to_string(extent.end) +
-                       "] do not fit a payload of " + std::to_string(payload));
+            std::ostringstream problem;
+            problem << "tensor \"" << name << "\" of " << dtype << ' ' << shape << " needs " << size
+                    << " bytes; its data_offsets [" << extent.begin << ", " << extent.end
+                    << "] do not fit a payload of " << payload;
+            refuse(origin, problem.str());
         }
         extents.push_back(extent);
         file.tensors.emplace(

@@ -304,7 +304,8 @@ TEST(Checkpoint, RandomMutationsAreLoadedOrRefusedNeverAnythingElse) {
         const std::size_t kind = trial % 6;
         if (kind == 0) {  // flip a few bytes anywhere
             for (std::size_t k = 0; k <= below(4); ++k) {
-                bytes[below(bytes.size())] ^= static_cast<char>(1 + below(255));
+                char& flipped = bytes[below(bytes.size())];
+                flipped = static_cast<char>(static_cast<unsigned char>(flipped) ^ (1 + below(255)));
             }
         } else if (kind == 1) {  // truncate
             bytes.resize(below(bytes.size()));
@@ -353,14 +354,15 @@ TEST(Checkpoint, RandomMutationsAreLoadedOrRefusedNeverAnythingElse) {
 
 // tests/golden/checkpoints/mlp_3_4_2.safetensors was written by an earlier
 // version (TOPOS_UPDATE_GOLDEN=1 rewrites it): the parameters of
-// small_mlp<double>(15) redrawn from seed 16, with an Sgd state after one step.
+// small_mlp<double>(15) redrawn from seed 16, with an Sgd state after one step
+// on gradients redrawn from seed 170.
 TEST(Checkpoint, AFileFromAnEarlierVersionStillLoads) {
     const fs::path fixture =
         fs::path(TOPOS_SOURCE_DIR) / "tests/golden/checkpoints/mlp_3_4_2.safetensors";
     const Network<double> network = small_mlp<double>(15);
     const Parameters<double> expected = redrawn(network, 16);
     const optim::Sgd sgd({.learning_rate = 0.1, .momentum = 0.9});
-    const auto [next, state] = sgd.step(expected, redrawn(network, 17), sgd.start(expected));
+    const auto [next, state] = sgd.step(expected, redrawn(network, 170), sgd.start(expected));
     if (const char* update = std::getenv("TOPOS_UPDATE_GOLDEN");
         update && update == std::string("1")) {
         checkpoint::save(fixture, expected, state);
@@ -386,16 +388,17 @@ std::string output_of(const std::string& command) {
     return out;
 }
 
-TEST(Checkpoint, AnIndependentPythonReaderSeesWhatWasWritten) {
-    if (std::system("python3 -c 'import json, struct' > /dev/null 2>&1") != 0) {
-        GTEST_SKIP() << "python3 is not available";
-    }
-    const Network<float> network = small_mlp<float>(18);
-    const Parameters<float> saved = redrawn(network, 19);
-    checkpoint::save(scratch("for_python"), saved);
+// Saves redrawn parameters of a small Mlp and checks, line by line, what
+// tests/model/read_safetensors.py prints for the file: names in slot order,
+// dtype, shape, and every value exactly (Python's repr reads back exactly).
+template <Element T>
+void expect_python_reads_what_was_saved(const std::string& dtype_expected) {
+    const Network<T> network = small_mlp<T>(18);
+    const Parameters<T> saved = redrawn(network, 19);
+    const fs::path path = scratch("for_python_" + dtype_expected);
+    checkpoint::save(path, saved);
     const std::string script = std::string(TOPOS_SOURCE_DIR) + "/tests/model/read_safetensors.py";
-    std::istringstream lines(
-        output_of("python3 '" + script + "' '" + scratch("for_python").string() + "'"));
+    std::istringstream lines(output_of("python3 '" + script + "' '" + path.string() + "'"));
     std::size_t slot = 0;
     for (std::string line; std::getline(lines, line);) {
         std::istringstream fields(line);
@@ -407,8 +410,8 @@ TEST(Checkpoint, AnIndependentPythonReaderSeesWhatWasWritten) {
         }
         ASSERT_LT(slot, saved.size()) << line;
         EXPECT_EQ(name, checkpoint::tensor_name(saved.symbols()[slot]));
-        EXPECT_EQ(dtype, "F32");
-        const Tensor<float>& value = saved.values()[slot];
+        EXPECT_EQ(dtype, dtype_expected);
+        const Tensor<T>& value = saved.values()[slot];
         std::string extents = value.shape().str();
         extents.erase(std::remove(extents.begin(), extents.end(), ' '), extents.end());
         EXPECT_EQ(shape, extents);
@@ -422,6 +425,14 @@ TEST(Checkpoint, AnIndependentPythonReaderSeesWhatWasWritten) {
         ++slot;
     }
     EXPECT_EQ(slot, saved.size()) << "the Python reader printed fewer tensors than were saved";
+}
+
+TEST(Checkpoint, AnIndependentPythonReaderSeesWhatWasWritten) {
+    if (std::system("python3 -c 'import json, struct' > /dev/null 2>&1") != 0) {
+        GTEST_SKIP() << "python3 is not available";
+    }
+    expect_python_reads_what_was_saved<float>("F32");
+    expect_python_reads_what_was_saved<double>("F64");
 }
 
 }  // namespace
