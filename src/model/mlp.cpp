@@ -16,6 +16,8 @@ std::ostream& operator<<(std::ostream& out, Activation activation) {
             return out << "relu";
         case Activation::Sigmoid:
             return out << "sigmoid";
+        case Activation::Gelu:
+            return out << "gelu";
     }
     return out;
 }
@@ -31,6 +33,8 @@ Value<T> activate(const Value<T>& x, Activation activation) {
             return x.relu();
         case Activation::Sigmoid:
             return x.sigmoid();
+        case Activation::Gelu:
+            return x.gelu();
     }
     return x;
 }

@@ -1,8 +1,11 @@
 // The find_package consumer: records (w x - y)^2 on a tape, runs it forward and
 // backward through the installed library, and prints d loss / d w, which is
-// 2 (w x - y) x = -12 for w = 0.5, x = 2, y = 4.
+// 2 (w x - y) x = -12 for w = 0.5, x = 2, y = 4. Then it saves and loads a
+// checkpoint, whose JSON header the library parses with a private dependency
+// this project neither finds nor links.
 #include <topos/topos.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <utility>
 
@@ -21,4 +24,10 @@ int main() {
     std::cout << "topos " << TOPOS_VERSION << '\n'
               << "loss = " << run.of(loss_symbol).scalar() << '\n'
               << "d loss / d w = " << gradients.of(w_symbol).scalar() << '\n';
+    const auto path = std::filesystem::temp_directory_path() / "topos_consumer.safetensors";
+    topos::checkpoint::save(path, network.parameters());
+    const auto loaded = topos::checkpoint::load(path, network);
+    std::filesystem::remove(path);
+    std::cout << "checkpoint round trip: " << (loaded.of(w_symbol).scalar() == 0.5 ? "yes" : "no")
+              << '\n';
 }

@@ -17,6 +17,7 @@ enum class Activation : std::uint8_t {
     Tanh,
     Relu,
     Sigmoid,
+    Gelu,  // the exact (erf) form
 };
 
 std::ostream& operator<<(std::ostream& out, Activation activation);

@@ -1,0 +1,52 @@
+// Dropout<T>: multiplies its input by a mask that is an Input of the tape, so a
+// run stays a pure function of its feeds: the same mask gives the same bits.
+// The mask holds 0 for a dropped element and 1 / (1 - rate) for a kept one
+// (inverted dropout, as torch.nn.Dropout in training mode). Its recorded
+// default is all ones, so a run that feeds no mask evaluates the module as the
+// identity (evaluation mode). `mask(seed)` draws a training mask to feed.
+#pragma once
+
+#include <topos/core/shape.hpp>
+#include <topos/core/tensor.hpp>
+#include <topos/graph/tape.hpp>
+#include <topos/graph/value.hpp>
+#include <topos/run/run.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace topos {
+
+template <Element T>
+class Dropout {
+public:
+    // The mask input has `shape`, the shape of the values this module will see.
+    // Throws ShapeError unless 0 <= rate < 1.
+    Dropout(Tape<T>& tape, const Shape& shape, double rate);
+
+    // x must have the mask's shape (ShapeError otherwise).
+    Value<T> express(const Value<T>& x) const;
+
+    std::vector<Value<T>> parameters() const { return {}; }
+
+    // A feed for the mask input: each element is dropped with probability
+    // `rate`, decided by the counter-based generator behind topos::init, so a
+    // seed gives the same mask on every platform.
+    Feed<T> mask(std::uint64_t seed) const;
+
+    const Value<T>& mask_input() const { return mask_; }
+
+    double rate() const { return rate_; }
+
+    std::string describe() const;
+
+private:
+    double rate_;
+    Value<T> mask_;
+};
+
+extern template class Dropout<float>;
+extern template class Dropout<double>;
+
+}  // namespace topos

@@ -1,0 +1,42 @@
+// Embedding<T>: a table of `vocabulary` rows of `width` numbers; express(indices)
+// picks one row per index (a Gather node), so indices of shape [batch, sequence]
+// give [batch, sequence, width]. Indices come from Tape::indices; an index
+// outside [0, vocabulary) is refused at run time with IndexError.
+#pragma once
+
+#include <topos/graph/tape.hpp>
+#include <topos/graph/value.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace topos {
+
+template <Element T>
+class Embedding {
+public:
+    // The table, [vocabulary, width], from `table_init` (e.g. init::normal(seed, 0.02)).
+    template <class Initialiser>
+    Embedding(Tape<T>& tape,
+              std::size_t vocabulary,
+              std::size_t width,
+              const Initialiser& table_init)
+        : table_(tape.parameter(table_init.template make<T>(Shape{vocabulary, width}))) {}
+
+    Value<T> express(const Value<T>& indices) const;
+
+    std::vector<Value<T>> parameters() const { return {table_}; }
+
+    const Value<T>& table() const { return table_; }
+
+    std::string describe() const;
+
+private:
+    Value<T> table_;
+};
+
+extern template class Embedding<float>;
+extern template class Embedding<double>;
+
+}  // namespace topos

@@ -1,0 +1,259 @@
+#include "model/safetensors.hpp"
+
+#include <topos/core/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+namespace topos::detail {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Extent {
+    std::uint64_t begin;
+    std::uint64_t end;
+    std::string name;
+};
+
+[[noreturn]] void refuse(const std::string& origin, const std::string& problem) {
+    throw CheckpointError(origin + " is not a valid safetensors file: " + problem);
+}
+
+std::uint64_t read_u64_le(std::span<const std::byte> bytes) {
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+        value |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+    }
+    return value;
+}
+
+void append_u64_le(std::vector<std::byte>& out, std::uint64_t value) {
+    for (std::size_t i = 0; i < 8; ++i) {
+        out.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xff));
+    }
+}
+
+Json parse_header(std::span<const std::byte> bytes, const std::string& origin) {
+    if (bytes.size() < 8) {
+        refuse(origin,
+               "it has " + std::to_string(bytes.size()) +
+                   " bytes, fewer than the 8 of the header length");
+    }
+    const std::uint64_t length = read_u64_le(bytes);
+    if (length > safetensors_header_limit) {
+        refuse(origin,
+               "its header length " + std::to_string(length) + " exceeds the limit of " +
+                   std::to_string(safetensors_header_limit) + " bytes");
+    }
+    if (length > bytes.size() - 8) {
+        refuse(origin,
+               "its header length " + std::to_string(length) + " runs past the end (" +
+                   std::to_string(bytes.size() - 8) + " bytes follow); it is truncated");
+    }
+    const auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
+    Json header = Json::parse(text, text + length, nullptr, false);
+    if (header.is_discarded() || !header.is_object()) {
+        refuse(origin, "its header is not a JSON object");
+    }
+    return header;
+}
+
+std::map<std::string, std::string> metadata_of(const Json& entry, const std::string& origin) {
+    if (!entry.is_object()) {
+        refuse(origin, "__metadata__ is not an object");
+    }
+    std::map<std::string, std::string> metadata;
+    for (const auto& [key, value] : entry.items()) {
+        if (!value.is_string()) {
+            refuse(origin, "__metadata__." + key + " is not a string");
+        }
+        metadata[key] = value.get<std::string>();
+    }
+    return metadata;
+}
+
+std::uint64_t unsigned_of(const Json& value, const std::string& origin, const std::string& what) {
+    if (!value.is_number_unsigned()) {
+        refuse(origin, what + " is not a non-negative integer");
+    }
+    return value.get<std::uint64_t>();
+}
+
+Shape shape_of(const Json& entry, const std::string& name, const std::string& origin) {
+    const auto found = entry.find("shape");
+    if (found == entry.end() || !found->is_array() || found->size() > Shape::max_rank) {
+        refuse(origin,
+               "tensor \"" + name + "\" needs a shape: an array of at most " +
+                   std::to_string(Shape::max_rank) + " extents");
+    }
+    std::vector<std::size_t> extents;
+    for (const Json& extent : *found) {
+        const std::uint64_t value = unsigned_of(extent, origin, "an extent of \"" + name + "\"");
+        if (value > std::numeric_limits<std::uint32_t>::max()) {
+            refuse(origin, "an extent of \"" + name + "\" is implausibly large");
+        }
+        extents.push_back(static_cast<std::size_t>(value));
+    }
+    return Shape(std::span<const std::size_t>(extents));
+}
+
+// elements * dtype size, or refuses when it overflows.
+std::uint64_t byte_count(const Shape& shape,
+                         std::size_t size,
+                         const std::string& name,
+                         const std::string& origin) {
+    std::uint64_t count = size;
+    for (const std::size_t extent : shape.extents()) {
+        if (extent != 0 && count > std::numeric_limits<std::uint64_t>::max() / extent) {
+            refuse(origin, "tensor \"" + name + "\" has more elements than fit in memory");
+        }
+        count *= extent;
+    }
+    return count;
+}
+
+Extent extent_of(const Json& entry, const std::string& name, const std::string& origin) {
+    const auto found = entry.find("data_offsets");
+    if (found == entry.end() || !found->is_array() || found->size() != 2) {
+        refuse(origin, "tensor \"" + name + "\" needs data_offsets: [begin, end]");
+    }
+    const std::uint64_t begin = unsigned_of((*found)[0], origin, "the begin of \"" + name + "\"");
+    const std::uint64_t end = unsigned_of((*found)[1], origin, "the end of \"" + name + "\"");
+    if (end < begin) {
+        refuse(origin, "tensor \"" + name + "\" ends before it begins");
+    }
+    return {begin, end, name};
+}
+
+std::string dtype_of(const Json& entry, const std::string& name, const std::string& origin) {
+    const auto found = entry.find("dtype");
+    if (found == entry.end() || !found->is_string() ||
+        safetensors_dtype_size(found->get<std::string>()) == 0) {
+        refuse(origin, "tensor \"" + name + "\" needs a dtype safetensors defines (F32, F64, ...)");
+    }
+    return found->get<std::string>();
+}
+
+// The extents must tile the payload exactly: no overlap, no hole, nothing after.
+void check_tiling(std::vector<Extent> extents, std::uint64_t payload, const std::string& origin) {
+    std::ranges::sort(extents, [](const Extent& a, const Extent& b) {
+        return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+    });
+    std::uint64_t expected = 0;
+    for (const Extent& extent : extents) {
+        if (extent.begin != expected) {
+            refuse(origin,
+                   "tensor \"" + extent.name + "\" begins at byte " + std::to_string(extent.begin) +
+                       " of the payload, not " + std::to_string(expected) +
+                       (extent.begin < expected ? " (it overlaps another)" : " (a gap)"));
+        }
+        expected = extent.end;
+    }
+    if (expected != payload) {
+        refuse(origin,
+               "the tensors cover " + std::to_string(expected) + " bytes of a payload of " +
+                   std::to_string(payload));
+    }
+}
+
+}  // namespace
+
+std::size_t safetensors_dtype_size(const std::string& dtype) {
+    static const std::array<std::pair<const char*, std::size_t>, 15> sizes{{
+        {"BOOL", 1},
+        {"U8", 1},
+        {"I8", 1},
+        {"F8_E5M2", 1},
+        {"F8_E4M3", 1},
+        {"I16", 2},
+        {"U16", 2},
+        {"F16", 2},
+        {"BF16", 2},
+        {"I32", 4},
+        {"U32", 4},
+        {"F32", 4},
+        {"I64", 8},
+        {"U64", 8},
+        {"F64", 8},
+    }};
+    for (const auto& [name, size] : sizes) {
+        if (dtype == name) {
+            return size;
+        }
+    }
+    return 0;
+}
+
+SafetensorsFile parse_safetensors(std::vector<std::byte> buffer, const std::string& origin) {
+    SafetensorsFile file;
+    file.buffer = std::move(buffer);
+    const std::span<const std::byte> bytes(file.buffer);
+    const Json header = parse_header(bytes, origin);
+    const std::uint64_t payload_start = 8 + read_u64_le(bytes);
+    const std::uint64_t payload = bytes.size() - payload_start;
+    std::vector<Extent> extents;
+    for (const auto& [name, entry] : header.items()) {
+        if (name == "__metadata__") {
+            file.metadata = metadata_of(entry, origin);
+            continue;
+        }
+        if (!entry.is_object()) {
+            refuse(origin, "the entry of tensor \"" + name + "\" is not an object");
+        }
+        const std::string dtype = dtype_of(entry, name, origin);
+        const Shape shape = shape_of(entry, name, origin);
+        const Extent extent = extent_of(entry, name, origin);
+        const std::uint64_t size = byte_count(shape, safetensors_dtype_size(dtype), name, origin);
+        if (extent.end - extent.begin != size || extent.end > payload) {
+            std::ostringstream problem;
+            problem << "tensor \"" << name << "\" of " << dtype << ' ' << shape << " needs " << size
+                    << " bytes; its data_offsets [" << extent.begin << ", " << extent.end
+                    << "] do not fit a payload of " << payload;
+            refuse(origin, problem.str());
+        }
+        extents.push_back(extent);
+        file.tensors.emplace(
+            name, StoredTensor{dtype, shape, bytes.subspan(payload_start + extent.begin, size)});
+    }
+    check_tiling(std::move(extents), payload, origin);
+    return file;
+}
+
+std::vector<std::byte> encode_safetensors(const std::vector<TensorToWrite>& tensors,
+                                          const std::map<std::string, std::string>& metadata) {
+    Json header = Json::object();
+    if (!metadata.empty()) {
+        header["__metadata__"] = metadata;
+    }
+    std::uint64_t offset = 0;
+    for (const TensorToWrite& tensor : tensors) {
+        const std::uint64_t end = offset + tensor.bytes.size();
+        header[tensor.name] = {{"dtype", tensor.dtype},
+                               {"shape",
+                                std::vector<std::size_t>(tensor.shape.extents().begin(),
+                                                         tensor.shape.extents().end())},
+                               {"data_offsets", {offset, end}}};
+        offset = end;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::vector<std::byte> out;
+    out.reserve(8 + text.size() + offset);
+    append_u64_le(out, text.size());
+    for (const char c : text) {
+        out.push_back(static_cast<std::byte>(c));
+    }
+    for (const TensorToWrite& tensor : tensors) {
+        out.insert(out.end(), tensor.bytes.begin(), tensor.bytes.end());
+    }
+    return out;
+}
+
+}  // namespace topos::detail

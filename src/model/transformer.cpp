@@ -1,0 +1,49 @@
+#include <topos/model/module.hpp>
+#include <topos/model/transformer.hpp>
+
+#include <sstream>
+
+namespace topos {
+
+template <Element T>
+Value<T> TransformerBlock<T>::express(const Value<T>& x) const {
+    const Value<T> attended = x + attention_.express(norm1_.express(x));
+    return attended + mlp_.express(norm2_.express(attended));
+}
+
+template <Element T>
+std::vector<Value<T>> TransformerBlock<T>::parameters() const {
+    return parameters_of<T>(norm1_, attention_, norm2_, mlp_);
+}
+
+namespace {
+
+// Every line of `text` after the first, indented by two more spaces.
+std::string indented(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        out += c;
+        if (c == '\n') {
+            out += "  ";
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+template <Element T>
+std::string TransformerBlock<T>::describe() const {
+    std::ostringstream out;
+    out << "TransformerBlock (pre-norm)\n"
+        << "  " << norm1_.describe() << '\n'
+        << "  " << indented(attention_.describe()) << '\n'
+        << "  " << norm2_.describe() << '\n'
+        << "  " << indented(mlp_.describe());
+    return out.str();
+}
+
+template class TransformerBlock<float>;
+template class TransformerBlock<double>;
+
+}  // namespace topos
