@@ -23,6 +23,7 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -35,10 +36,33 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
+// The files this test process wrote, removed when it exits.
+class ScratchFiles {
+public:
+    ScratchFiles() = default;
+    ScratchFiles(const ScratchFiles&) = delete;
+    ScratchFiles& operator=(const ScratchFiles&) = delete;
+
+    ~ScratchFiles() {
+        for (const fs::path& path : paths_) {
+            std::error_code ignored;
+            fs::remove(path, ignored);
+        }
+    }
+
+    const fs::path& add(fs::path path) { return *paths_.insert(std::move(path)).first; }
+
+private:
+    std::set<fs::path> paths_;
+};
+
+ScratchFiles scratch_files;
+
 // A file of this test process (the pid keeps concurrent test runs apart).
 fs::path scratch(const std::string& name) {
-    return fs::path(::testing::TempDir()) /
-           ("topos_checkpoint_" + std::to_string(getpid()) + '_' + name + ".safetensors");
+    return scratch_files.add(
+        fs::path(::testing::TempDir()) /
+        ("topos_checkpoint_" + std::to_string(getpid()) + '_' + name + ".safetensors"));
 }
 
 // The file the mutation test rewrites thousands of times: in memory (/dev/shm)
@@ -46,8 +70,7 @@ fs::path scratch(const std::string& name) {
 fs::path fast_scratch(const std::string& name) {
     std::error_code error;
     if (fs::is_directory("/dev/shm", error)) {
-        return fs::path("/dev/shm") /
-               ("topos_checkpoint_" + std::to_string(getpid()) + '_' + name + ".safetensors");
+        return scratch_files.add(fs::path("/dev/shm") / scratch(name).filename());
     }
     return scratch(name);
 }
