@@ -113,6 +113,17 @@ public:
         }
     }
 
+    // The bits of a plan run's declared values.
+    template <Element T>
+    void print_plan(const std::string& graph,
+                    const Network<T>& network,
+                    const topos::Plan<T>& plan,
+                    const Run<T>& run) {
+        for (const topos::Symbol& declared : plan.entry().declared()) {
+            print_tensor(graph, network.nodes()[declared.index()], 'p', run.of(declared));
+        }
+    }
+
     // Reports every opcode no graph used; true when there is none.
     bool all_seen() const {
         bool all = true;
@@ -454,6 +465,34 @@ void sweep_pow(Printer& printer, Generator& generator) {
     run_and_print(printer, "sweep.Pow", std::move(tape), loss.symbol());
 }
 
+// A convolutional net whose Exact training plan elects every kind of pattern:
+// window products (forward and filter gradient), window reductions, batch
+// norm and Map regions; the probe prints the plan's declared values.
+template <Element T>
+void fused_plans(Printer& printer, Generator& generator) {
+    Tape<T> tape;
+    auto image = tape.input(uniform_tensor<T>(generator, Shape{2, 3, 12, 12}, 0));
+    auto filters = tape.parameter(uniform_tensor<T>(generator, Shape{4, 3, 3, 3}, -1));
+    auto bias = tape.parameter(uniform_tensor<T>(generator, Shape{4}, -2));
+    auto gamma = tape.parameter(positive_tensor<T>(generator, Shape{4}, -1));
+    auto beta = tape.parameter(uniform_tensor<T>(generator, Shape{4}, -1));
+    auto convolved = topos::conv2d(image, filters, bias, 2, 1, 1);
+    const topos::BatchNorm<T> normalised = topos::batch_norm_training(convolved, gamma, beta);
+    auto activated = normalised.output.tanh();
+    auto pooled = topos::max_pool(activated, 2, 1);
+    auto averaged = topos::average_pool(activated, 3, 2);
+    auto pooled_loss = pooled.square().sum();
+    auto averaged_loss = averaged.sum();
+    auto loss = pooled_loss + averaged_loss;
+    const auto adjoints = tape.differentiate(loss, {filters, bias, gamma, beta});
+    const Network<T> network = std::move(tape).into_network();
+    std::vector<topos::Symbol> declared = adjoints.roots();
+    declared.push_back(normalised.mean);
+    declared.push_back(normalised.variance);
+    const auto plan = network.entry(declared).numerics(topos::Numerics::Exact).lower();
+    printer.print_plan("fused", network, plan, plan.forward(network.parameters()));
+}
+
 template <Element T>
 void probe(Printer& printer) {
     // +-128 for float, +-1024 for double: past overflow and underflow of exp.
@@ -482,6 +521,7 @@ void probe(Printer& printer) {
         sweep<T>(printer, generator, each);
     }
     sweep_pow<T>(printer, generator);
+    fused_plans<T>(printer, generator);
 }
 
 }  // namespace
