@@ -1,0 +1,75 @@
+#include "support/emission_corpus.hpp"
+
+#include "support/op_specs.hpp"
+#include <topos/topos.hpp>
+
+namespace topos::test {
+namespace {
+
+void visit_opcode(EmissionCorpusVisitor& visitor, const OpSpec& spec) {
+    Rng rng(1);
+    Tape<double> tape;
+    const OpCase recorded = spec.record(tape, rng);
+    const auto weights = tape.leaf(rng.tensor<double>(recorded.output.shape(), -1.0, 1.0));
+    const auto loss = (recorded.output * weights).sum();
+    const Symbol output = recorded.output;
+    const Symbol loss_symbol = loss;
+    std::vector<Symbol> operands(recorded.operands.begin(), recorded.operands.end());
+    const Adjoints<double> adjoints = tape.differentiate(loss, operands);
+    const Network<double> network = std::move(tape).into_network();
+    const std::string name = "op." + std::string(name_of(spec.opcode));
+    visitor.visit(name + ".inference", network.entry({output}).lower());
+    visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
+    visitor.visit(name + ".backward", network.entry({loss_symbol}).backward().lower());
+}
+
+void visit_scalar_chain(EmissionCorpusVisitor& visitor) {
+    auto [network, w, x, y, loss] = Tape<double>::record([](Tape<double>& tape) {
+        auto w = tape.parameter(0.5);
+        auto x = tape.input(2.0);
+        auto y = tape.input(4.0);
+        auto error = w * x - y;
+        return detach(w, x, y, error * error);
+    });
+    visitor.visit("example.scalar_chain", network.entry({loss}).lower());
+}
+
+template <Element T>
+void visit_walkthrough(EmissionCorpusVisitor& visitor, const std::string& name) {
+    Tape<T> tape;
+    auto weights = tape.parameter(Tensor<T>({2, 2}, {T(0.5), T(-0.25), T(0.25), T(0.4)}));
+    auto input = tape.input(Tensor<T>({1, 2}, {T(1), T(2)}));
+    auto hidden = input.matmul(weights).tanh();
+    auto loss = (hidden * hidden).sum();
+    const Adjoints<T> adjoints = tape.differentiate(loss, {weights});
+    const Symbol hidden_symbol = hidden;
+    const Symbol loss_symbol = loss;
+    const Network<T> network = std::move(tape).into_network();
+    visitor.visit(name + ".inference",
+                  network.entry({loss_symbol}).observe({hidden_symbol}).lower());
+    visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
+}
+
+void visit_mlp(EmissionCorpusVisitor& visitor) {
+    Tape<float> tape;
+    Mlp mlp(tape, {8, 32, 32, 4}, Activation::Tanh, init::xavier(3));
+    auto predicted = mlp.express(tape.input(init::normal(5, 1.0)(Shape{16, 8})));
+    auto loss = (predicted * predicted).sum();
+    const Adjoints<float> adjoints = tape.differentiate(loss, mlp.parameters());
+    const Network<float> network = std::move(tape).into_network();
+    visitor.visit("example.mlp.training", network.entry(adjoints.roots()).lower());
+}
+
+}  // namespace
+
+void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
+    for (const OpSpec& spec : op_specs()) {
+        visit_opcode(visitor, spec);
+    }
+    visit_scalar_chain(visitor);
+    visit_walkthrough<float>(visitor, "example.walkthrough.f32");
+    visit_walkthrough<double>(visitor, "example.walkthrough.f64");
+    visit_mlp(visitor);
+}
+
+}  // namespace topos::test
