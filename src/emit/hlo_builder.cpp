@@ -67,6 +67,7 @@ HloOperation operation(std::string_view name,
 void HloBuilder::begin(const Node& node) {
     node_ = &node;
     made_.clear();
+    made_inside_.clear();
 }
 
 HloValue HloBuilder::finish(HloValue result) {
@@ -83,6 +84,9 @@ HloValue HloBuilder::finish(HloValue result) {
     for (HloValue value : made_) {
         module_.names[value.id] =
             value == result ? name : name + '_' + std::to_string(intermediate++);
+    }
+    for (HloValue value : made_inside_) {
+        module_.names[value.id] = name + '_' + std::to_string(intermediate++);
     }
     return result;
 }
@@ -289,10 +293,10 @@ HloBlock HloBuilder::binary_body(std::string_view body) {
     const HloType scalar{Shape{}, HloElement::Real};
     HloBlock block;
     block.arguments = {module_.add_value(scalar), module_.add_value(scalar)};
-    made_.insert(made_.end(), block.arguments.begin(), block.arguments.end());
+    made_inside_.insert(made_inside_.end(), block.arguments.begin(), block.arguments.end());
     HloOperation combine = operation(body, block.arguments, PrettySyntax::Kind::SameType);
     combine.result = module_.add_value(scalar);
-    made_.push_back(*combine.result);
+    made_inside_.push_back(*combine.result);
     HloOperation done =
         operation("stablehlo.return", {*combine.result}, PrettySyntax::Kind::SameType);
     block.operations = {std::move(combine), std::move(done)};

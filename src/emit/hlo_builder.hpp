@@ -2,7 +2,8 @@
 // hands the rule the node and its operands' values, appends one operation per
 // call (inferring the result type the StableHLO specification gives it), and
 // names what the node produced: the rule's result is `%v<node>`, its
-// intermediates `%v<node>_0`, `%v<node>_1`, ... in the order they were made.
+// intermediates `%v<node>_0`, `%v<node>_1`, ... in the order they were made,
+// then the values inside regions (which the pretty form may not show).
 #pragma once
 
 #include "emit/hlo_module.hpp"
@@ -99,7 +100,8 @@ private:
     HloModule& module_;
     std::span<const HloValue> node_values_;
     const Node* node_ = nullptr;
-    std::vector<HloValue> made_;  // the values made for the current node
+    std::vector<HloValue> made_;         // the values made for the current node
+    std::vector<HloValue> made_inside_;  // those inside its operations' regions
 };
 
 }  // namespace topos::detail

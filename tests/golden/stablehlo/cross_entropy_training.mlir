@@ -3,18 +3,18 @@ module @topos {
     %v3_0 = stablehlo.convert %arg1 : (tensor<2xf64>) -> tensor<2xi64>
     %v3 = "stablehlo.gather"(%arg0, %v3_0) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 2>, indices_are_sorted = false} : (tensor<3x2xf64>, tensor<2xi64>) -> tensor<2x2xf64>
     %v4_0 = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
-    %v4_4 = stablehlo.reduce(%v3 init: %v4_0) applies stablehlo.maximum across dimensions = [1] : (tensor<2x2xf64>, tensor<f64>) -> tensor<2xf64>
-    %v4_5 = stablehlo.broadcast_in_dim %v4_4, dims = [0] : (tensor<2xf64>) -> tensor<2x2xf64>
-    %v4_6 = stablehlo.subtract %v3, %v4_5 : tensor<2x2xf64>
-    %v4_7 = stablehlo.exponential %v4_6 : tensor<2x2xf64>
-    %v4_8 = stablehlo.constant dense<-0.0> : tensor<f64>
-    %v4_12 = stablehlo.reduce(%v4_7 init: %v4_8) applies stablehlo.add across dimensions = [1] : (tensor<2x2xf64>, tensor<f64>) -> tensor<2xf64>
-    %v4_13 = stablehlo.log %v4_12 : tensor<2xf64>
-    %v4_14 = stablehlo.add %v4_4, %v4_13 : tensor<2xf64>
-    %v4_15 = stablehlo.is_finite %v4_4 : (tensor<2xf64>) -> tensor<2xi1>
-    %v4_16 = stablehlo.select %v4_15, %v4_14, %v4_4 : tensor<2xi1>, tensor<2xf64>
-    %v4_17 = stablehlo.broadcast_in_dim %v4_16, dims = [0] : (tensor<2xf64>) -> tensor<2x2xf64>
-    %v4 = stablehlo.subtract %v3, %v4_17 : tensor<2x2xf64>
+    %v4_1 = stablehlo.reduce(%v3 init: %v4_0) applies stablehlo.maximum across dimensions = [1] : (tensor<2x2xf64>, tensor<f64>) -> tensor<2xf64>
+    %v4_2 = stablehlo.broadcast_in_dim %v4_1, dims = [0] : (tensor<2xf64>) -> tensor<2x2xf64>
+    %v4_3 = stablehlo.subtract %v3, %v4_2 : tensor<2x2xf64>
+    %v4_4 = stablehlo.exponential %v4_3 : tensor<2x2xf64>
+    %v4_5 = stablehlo.constant dense<-0.0> : tensor<f64>
+    %v4_6 = stablehlo.reduce(%v4_4 init: %v4_5) applies stablehlo.add across dimensions = [1] : (tensor<2x2xf64>, tensor<f64>) -> tensor<2xf64>
+    %v4_7 = stablehlo.log %v4_6 : tensor<2xf64>
+    %v4_8 = stablehlo.add %v4_1, %v4_7 : tensor<2xf64>
+    %v4_9 = stablehlo.is_finite %v4_1 : (tensor<2xf64>) -> tensor<2xi1>
+    %v4_10 = stablehlo.select %v4_9, %v4_8, %v4_1 : tensor<2xi1>, tensor<2xf64>
+    %v4_11 = stablehlo.broadcast_in_dim %v4_10, dims = [0] : (tensor<2xf64>) -> tensor<2x2xf64>
+    %v4 = stablehlo.subtract %v3, %v4_11 : tensor<2x2xf64>
     %v5_0 = stablehlo.iota dim = 1 : tensor<2x2xf64>
     %v5_1 = stablehlo.broadcast_in_dim %arg2, dims = [0] : (tensor<2xf64>) -> tensor<2x2xf64>
     %v5_2 = stablehlo.compare EQ, %v5_1, %v5_0, FLOAT : (tensor<2x2xf64>, tensor<2x2xf64>) -> tensor<2x2xi1>
