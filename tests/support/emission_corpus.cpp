@@ -3,6 +3,9 @@
 #include "support/op_specs.hpp"
 #include <topos/topos.hpp>
 
+#include <limits>
+#include <vector>
+
 namespace topos::test {
 namespace {
 
@@ -50,6 +53,39 @@ void visit_walkthrough(EmissionCorpusVisitor& visitor, const std::string& name) 
     visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
 }
 
+// The composed lowerings over their whole range: each piece of erf and its
+// boundaries, both tails of gelu and softplus, and log-sum-exp rows holding
+// -inf, +inf and NaN.
+template <Element T>
+void visit_special_functions(EmissionCorpusVisitor& visitor, const std::string& name) {
+    const std::vector<T> points{-30,  -8,    -5.9, -3.1, -3,   -2.5, -2,   -1.5, -0.76, -0.75,
+                                -0.5, -1e-3, -0.0, 0.0,  1e-3, 0.5,  0.74, 0.75, 1,     1.9,
+                                2,    2.9,   3,    4,    5.9,  6,    8,    27,   30,    100};
+    const T inf = std::numeric_limits<T>::infinity();
+    Tape<T> tape;
+    auto x = tape.input(Tensor<T>({points.size()}, points));
+    auto rows = tape.input(Tensor<T>({4, 3},
+                                     {T(1),
+                                      T(2),
+                                      T(3),
+                                      -inf,
+                                      -inf,
+                                      -inf,
+                                      T(1),
+                                      inf,
+                                      T(2),
+                                      T(0),
+                                      std::numeric_limits<T>::quiet_NaN(),
+                                      T(1)}));
+    auto erf = x.erf();
+    auto gelu = x.gelu();
+    auto softplus = x.softplus();
+    auto normalised = rows.log_softmax(1);
+    auto total = rows.logsumexp(1);
+    const Network<T> network = std::move(tape).into_network();
+    visitor.visit(name, network.entry({erf, gelu, softplus, normalised, total}).lower());
+}
+
 void visit_mlp(EmissionCorpusVisitor& visitor) {
     Tape<float> tape;
     Mlp mlp(tape, {8, 32, 32, 4}, Activation::Tanh, init::xavier(3));
@@ -69,6 +105,8 @@ void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
     visit_scalar_chain(visitor);
     visit_walkthrough<float>(visitor, "example.walkthrough.f32");
     visit_walkthrough<double>(visitor, "example.walkthrough.f64");
+    visit_special_functions<float>(visitor, "range.special_functions.f32");
+    visit_special_functions<double>(visitor, "range.special_functions.f64");
     visit_mlp(visitor);
 }
 
