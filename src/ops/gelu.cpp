@@ -35,7 +35,9 @@ HloValue lower(HloBuilder& build) {
     const HloValue x = build.operand(0);
     const Shape& shape = build.shape(x);
     const HloValue scaled = build.multiply(x, build.splat(-inverse_sqrt_two, shape));
-    return build.multiply(x, build.multiply(erfc(build, scaled), build.splat(0.5, shape)));
+    const HloValue tail = erfc(build, scaled);
+    const HloValue phi = build.multiply(tail, build.splat(0.5, shape));
+    return build.multiply(x, phi);
 }
 
 }  // namespace

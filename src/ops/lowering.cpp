@@ -6,6 +6,9 @@
 // in u - centre) and on [3, 28] (u R(u) a polynomial in 1/u^2 - centre). Each
 // piece is computed everywhere and the right one selected, so no branch is
 // needed; u is clamped from below so unused pieces stay finite.
+//
+// Every operation is its own statement: the order of a call's arguments is
+// unspecified in C++, and the emitted text must not depend on the compiler.
 #include "ops/lowering.hpp"
 
 #include "core/exact_math.hpp"
@@ -25,7 +28,8 @@ HloValue horner(HloBuilder& build, HloValue x, const std::array<double, N>& c) {
     const Shape& shape = build.shape(x);
     HloValue acc = build.splat(c[N - 1], shape);
     for (std::size_t i = N - 1; i > 0; --i) {
-        acc = build.add(build.multiply(acc, x), build.splat(c[i - 1], shape));
+        const HloValue scaled = build.multiply(acc, x);
+        acc = build.add(scaled, build.splat(c[i - 1], shape));
     }
     return acc;
 }
@@ -62,10 +66,10 @@ HloValue erfc_tail(HloBuilder& build, HloValue magnitude) {
                build.subtract(inverse_square, build.splat(exact::detail::erfc_far_centre, shape)),
                exact::detail::erfc_far_poly),
         u);
-    const HloValue smooth =
-        build.select(less_than(build, u, near_tail_bound),
-                     near,
-                     build.select(less_than(build, u, mid_tail_bound), mid, far));
+    const HloValue beyond_near = less_than(build, u, mid_tail_bound);
+    const HloValue mid_or_far = build.select(beyond_near, mid, far);
+    const HloValue near_piece = less_than(build, u, near_tail_bound);
+    const HloValue smooth = build.select(near_piece, near, mid_or_far);
     return build.multiply(
         build.unary("stablehlo.exponential", build.unary("stablehlo.negate", square)), smooth);
 }
@@ -94,21 +98,27 @@ HloValue log_sum_exp(HloBuilder& build, HloValue x, std::size_t axis) {
 }
 
 HloValue erf(HloBuilder& build, HloValue x) {
-    const Shape& shape = build.shape(x);
+    const Shape shape = build.shape(x);
     const HloValue u = build.unary("stablehlo.abs", x);
-    const HloValue complement = build.subtract(build.splat(1.0, shape), erfc_tail(build, u));
-    const HloValue large = build.select(
-        less_than(build, x, 0.0), build.unary("stablehlo.negate", complement), complement);
-    return build.select(less_than(build, u, small_erf_bound), erf_small(build, x), large);
+    const HloValue one = build.splat(1.0, shape);
+    const HloValue complement = build.subtract(one, erfc_tail(build, u));
+    const HloValue negative = less_than(build, x, 0.0);
+    const HloValue flipped = build.unary("stablehlo.negate", complement);
+    const HloValue large = build.select(negative, flipped, complement);
+    const HloValue small = erf_small(build, x);
+    return build.select(less_than(build, u, small_erf_bound), small, large);
 }
 
 HloValue erfc(HloBuilder& build, HloValue x) {
-    const Shape& shape = build.shape(x);
+    const Shape shape = build.shape(x);
     const HloValue u = build.unary("stablehlo.abs", x);
     const HloValue tail = erfc_tail(build, u);
-    const HloValue large =
-        build.select(less_than(build, x, 0.0), build.subtract(build.splat(2.0, shape), tail), tail);
-    const HloValue small = build.subtract(build.splat(1.0, shape), erf_small(build, x));
+    const HloValue negative = less_than(build, x, 0.0);
+    const HloValue two = build.splat(2.0, shape);
+    const HloValue reflected = build.subtract(two, tail);
+    const HloValue large = build.select(negative, reflected, tail);
+    const HloValue one = build.splat(1.0, shape);
+    const HloValue small = build.subtract(one, erf_small(build, x));
     return build.select(less_than(build, u, small_erf_bound), small, large);
 }
 

@@ -74,14 +74,19 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
                            : c.build.broadcast_along(c.adjoint, along->axis, input[along->axis]);
 }
 
-// A reduce with an add body from -0, the exact additive identity.
+// A reduce with an add body from -0, the exact additive identity; the sum of
+// a scalar is -0 + x, as the striped order computes it.
 HloValue lower(HloBuilder& build) {
     const HloValue x = build.operand(0);
+    const std::size_t rank = build.shape(x).rank();
+    if (rank == 0) {
+        return build.add(build.splat(-0.0, Shape{}), x);
+    }
     std::vector<std::size_t> axes;
     if (const auto* along = std::get_if<AxisAttributes>(&build.node().attributes())) {
         axes.push_back(along->axis);
     } else {
-        for (std::size_t axis = 0; axis < build.shape(x).rank(); ++axis) {
+        for (std::size_t axis = 0; axis < rank; ++axis) {
             axes.push_back(axis);
         }
     }

@@ -359,7 +359,9 @@ TEST(EmitStablehloGolden, CrossEntropyOverGatheredEmbeddings) {
     auto tokens = tape.indices(Shape{2}, {2, 0});
     auto labels = tape.indices(Shape{2}, {1, 0});
     auto logits = gather(table, tokens);
-    auto loss = -(labels.one_hot(2) * logits.log_softmax(1)).sum();
+    auto targets = labels.one_hot(2);  // one statement each: operands' order is unspecified
+    auto log_probabilities = logits.log_softmax(1);
+    auto loss = -(targets * log_probabilities).sum();
     const auto adjoints = tape.differentiate(loss, {table});
     const auto network = std::move(tape).into_network();
     expect_golden("cross_entropy_training",
