@@ -18,6 +18,8 @@
 #include <fstream>
 #include <limits>
 #include <regex>
+#include <set>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -271,7 +273,7 @@ TEST(EmitStablehlo, PrettyAndGenericFormsCarryTheSameOperations) {
     EXPECT_GT(agree.plans, 100u);
 }
 
-// Every computed opcode lowers: the corpus holds an inference plan per opcode,
+// Every computed opcode lowers: the corpus holds inference plans per opcode,
 // and the node under test is defined as %v<index> with its own type.
 class EveryOpcodeLowers : public test::EmissionCorpusVisitor {
 public:
@@ -294,10 +296,10 @@ public:
         EXPECT_THAT(
             text,
             HasSubstr("return %v" + std::to_string(node.index()) + " : " + type.str() + "\n"));
-        lowered.push_back(node.opcode());
+        lowered.insert(node.opcode());
     }
 
-    std::vector<Opcode> lowered;
+    std::set<Opcode> lowered;
 };
 
 TEST(EmitStablehlo, LowersEveryComputedOpcode) {

@@ -3,14 +3,19 @@
 #include "support/op_specs.hpp"
 #include <topos/topos.hpp>
 
+#include <cstdint>
 #include <limits>
 #include <vector>
 
 namespace topos::test {
 namespace {
 
-void visit_opcode(EmissionCorpusVisitor& visitor, const OpSpec& spec) {
-    Rng rng(1);
+// Each opcode's spec draws shapes and attributes at random: three draws give
+// windows with several elements, steps and dilations, and size-1 axes.
+constexpr std::uint64_t opcode_seeds = 3;
+
+void visit_opcode(EmissionCorpusVisitor& visitor, const OpSpec& spec, std::uint64_t seed) {
+    Rng rng(seed);
     Tape<double> tape;
     const OpCase recorded = spec.record(tape, rng);
     const auto weights = tape.leaf(rng.tensor<double>(recorded.output.shape(), -1.0, 1.0));
@@ -20,7 +25,8 @@ void visit_opcode(EmissionCorpusVisitor& visitor, const OpSpec& spec) {
     std::vector<Symbol> operands(recorded.operands.begin(), recorded.operands.end());
     const Adjoints<double> adjoints = tape.differentiate(loss, operands);
     const Network<double> network = std::move(tape).into_network();
-    const std::string name = "op." + std::string(name_of(spec.opcode));
+    const std::string name =
+        "op." + std::string(name_of(spec.opcode)) + ".seed" + std::to_string(seed);
     visitor.visit(name + ".inference", network.entry({output}).lower());
     visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
     visitor.visit(name + ".backward", network.entry({loss_symbol}).backward().lower());
@@ -100,7 +106,9 @@ void visit_mlp(EmissionCorpusVisitor& visitor) {
 
 void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
     for (const OpSpec& spec : op_specs()) {
-        visit_opcode(visitor, spec);
+        for (std::uint64_t seed = 1; seed <= opcode_seeds; ++seed) {
+            visit_opcode(visitor, spec, seed);
+        }
     }
     visit_scalar_chain(visitor);
     visit_walkthrough<float>(visitor, "example.walkthrough.f32");

@@ -1,6 +1,7 @@
 // The plans every emission check runs over: for each computed opcode (its test
-// spec), an inference plan, a training plan (forward-only over the recorded
-// gradients) and the backward posture of its loss; and the plans the examples
+// spec, on three random draws), an inference plan, a training plan
+// (forward-only over the recorded gradients) and the backward posture of its
+// loss; and the plans the examples
 // lower (the seeds' scalar chain, the walk-through, an MLP), in float and double.
 #pragma once
 
