@@ -19,7 +19,6 @@
 #include <limits>
 #include <regex>
 #include <set>
-#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
