@@ -41,8 +41,8 @@ def rows(root):
         for match in re.finditer(r"return\s*\{\s*Opcode::(\w+),\s*\"(\w+)\",\s*(\d+),([^}]*)\}", text):
             opcode, name, arity, rest = match.groups()
             flags = [part.strip() for part in rest.split(",")]
-            index_operands = int(flags[4], 0) if len(flags) > 4 else 0
-            carries = len(flags) > 5 and flags[5] == "true"
+            index_operands = int(flags[5], 0) if len(flags) > 5 else 0
+            carries = len(flags) > 6 and flags[6] == "true"
             found[opcode] = {
                 "name": name,
                 "arity": int(arity),

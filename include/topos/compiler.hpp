@@ -1,8 +1,10 @@
 // The compiler map of topos: inspect the recorded spec (nodes, opcodes,
-// attributes, describe), declare entries, lower them into plans.
+// attributes, describe), declare entries, lower them into plans, emit plans
+// as StableHLO.
 #pragma once
 
 #include <topos/backend/backend.hpp>
+#include <topos/emit/stablehlo.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/graph/opcode.hpp>

@@ -2,6 +2,7 @@
 // `extent` times. The one broadcasting primitive: numpy-style broadcasting is
 // recorded as a chain of these (and Reshapes).
 #include "ops/common.hpp"
+#include "ops/lowering.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -32,6 +33,12 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.sum(c.adjoint, c.node.attributes_as<BroadcastAttributes>().axis);
 }
 
+HloValue lower(HloBuilder& build) {
+    const Shape& shape = build.node().shape();
+    const std::size_t axis = build.node().attributes_as<BroadcastAttributes>().axis;
+    return build.broadcast_in_dim(build.operand(0), shape, axes_except(shape.rank(), axis));
+}
+
 }  // namespace
 
 OpInfo broadcast_along_row() {
@@ -42,6 +49,7 @@ OpInfo broadcast_along_row() {
             kernel<float>,
             kernel<double>,
             vjp,
+            lower,
             0,
             true};
 }

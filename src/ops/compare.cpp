@@ -1,5 +1,6 @@
 // Compare: the mask 1 where `a direction b` holds, else 0 (a NaN compares false,
 // except under NotEqual).
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -37,10 +38,17 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
 // a mask is piecewise constant: no derivative flows through it
 void vjp(const VjpContext&, std::span<std::optional<Ref>>) {}
 
+// An i1 mask, converted to the 1 and 0 of the plan's real type.
+HloValue lower(HloBuilder& build) {
+    const Comparison direction = build.node().attributes_as<CompareAttributes>().direction;
+    return build.convert(build.compare(direction, build.operand(0), build.operand(1)),
+                         HloElement::Real);
+}
+
 }  // namespace
 
 OpInfo compare_row() {
-    return {Opcode::Compare, "Compare", 2, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Compare, "Compare", 2, infer, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

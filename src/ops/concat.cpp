@@ -1,4 +1,5 @@
 // Concat: two operands joined along one axis; every other extent must agree.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -40,10 +41,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.narrow(c.adjoint, NarrowAttributes{axis, first, second});
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.concatenate({build.operand(0), build.operand(1)},
+                             build.node().attributes_as<AxisAttributes>().axis);
+}
+
 }  // namespace
 
 OpInfo concat_row() {
-    return {Opcode::Concat, "Concat", 2, infer, kernel<float>, kernel<double>, vjp, 0, true};
+    return {Opcode::Concat, "Concat", 2, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // Cos: elementwise cosine, by the project's own cos.
 #include "core/exact_math.hpp"
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -17,10 +18,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.neg(c.build.mul(c.adjoint, slope));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.cosine", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo cos_row() {
-    return {Opcode::Cos, "Cos", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Cos, "Cos", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,4 +1,5 @@
 // Div: elementwise a / b (IEEE division: x / 0 is an infinity or NaN).
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -16,10 +17,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.neg(c.build.div(c.build.mul(c.adjoint, c.output), c.operands[1]));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.binary("stablehlo.divide", build.operand(0), build.operand(1));
+}
+
 }  // namespace
 
 OpInfo div_row() {
-    return {Opcode::Div, "Div", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Div, "Div", 2, same_shape_binary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,6 +1,7 @@
 // Erf: elementwise error function, by the project's own erf.
 #include "core/exact_math.hpp"
 #include "ops/common.hpp"
+#include "ops/lowering.hpp"
 #include "ops/rows.hpp"
 
 namespace topos::detail {
@@ -19,10 +20,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.mul(c.adjoint, slope);
 }
 
+HloValue lower(HloBuilder& build) {
+    return erf(build, build.operand(0));
+}
+
 }  // namespace
 
 OpInfo erf_row() {
-    return {Opcode::Erf, "Erf", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Erf, "Erf", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // Expm1: elementwise e^a - 1, accurate near 0.
 #include "core/exact_math.hpp"
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -17,10 +18,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.mul(c.adjoint, slope);
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.exponential_minus_one", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo expm1_row() {
-    return {Opcode::Expm1, "Expm1", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Expm1, "Expm1", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -2,11 +2,13 @@
 // `extent` positions: output position p is the sum, over windows c ascending
 // and then window elements w ascending, of every element read from p
 // (c * step + w * dilation == p), starting from +0.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 #include "ops/window.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace topos::detail {
 namespace {
@@ -55,10 +57,30 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         c.build.unfold(c.adjoint, WindowAttributes{fold.axis, fold.size, fold.step, fold.dilation});
 }
 
+// Element w of every window goes back to positions w * dilation + c * step: a
+// pad with step - 1 interior zeros. The pieces add up last window element
+// first, the order in which the reference kernel meets them at a position.
+HloValue lower(HloBuilder& build) {
+    const auto& fold = build.node().attributes_as<FoldAttributes>();
+    const HloValue windows = build.operand(0);
+    const std::size_t count = build.shape(windows)[fold.axis];
+    const Shape piece = build.shape(windows).without_axis(fold.axis + 1);
+    std::optional<HloValue> total;
+    for (std::size_t w = fold.size; w-- > 0;) {
+        const HloValue element =
+            build.reshape(build.slice(windows, fold.axis + 1, w, w + 1, 1), piece);
+        const std::size_t low = w * fold.dilation;
+        const std::size_t high = fold.extent - (low + (count - 1) * fold.step + 1);
+        const HloValue placed = build.pad(element, fold.axis, low, high, fold.step - 1);
+        total = total ? build.add(*total, placed) : placed;
+    }
+    return *total;
+}
+
 }  // namespace
 
 OpInfo fold_row() {
-    return {Opcode::Fold, "Fold", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Fold, "Fold", 1, infer, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,6 +1,7 @@
 // Gather: rows of a table picked by an index tensor, a true embedding lookup.
 // A table [rows, rest...] and indices [picks...] give [picks..., rest...];
 // an index outside [0, rows) throws IndexError at run time.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/index.hpp"
 #include "ops/rows.hpp"
@@ -24,7 +25,7 @@ Shape infer(const ShapeCheck& check) {
 template <Element T>
 void kernel(const Node&, std::span<const View<T>> operands, T* out) {
     const Shape& table = *operands[0].shape;
-    const std::size_t row = table.elements() / table[0];
+    const std::size_t row = table.without_axis(0).elements();  // also for a table without rows
     const std::size_t picks = operands[1].shape->elements();
     for (std::size_t i = 0; i < picks; ++i) {
         const std::size_t index = checked_index(operands[1].data[i], table[0], "Gather");
@@ -39,10 +40,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         c.build.apply(Opcode::ScatterAdd, {c.operands[1], c.adjoint}, RowsAttributes{rows});
 }
 
+// Out-of-range indices: StableHLO clamps them where the interpreter throws.
+HloValue lower(HloBuilder& build) {
+    return build.gather_rows(build.operand(0), build.index_operand(1));
+}
+
 }  // namespace
 
 OpInfo gather_row() {
-    return {Opcode::Gather, "Gather", 2, infer, kernel<float>, kernel<double>, vjp, 0b10};
+    return {Opcode::Gather, "Gather", 2, infer, kernel<float>, kernel<double>, vjp, lower, 0b10};
 }
 
 }  // namespace topos::detail

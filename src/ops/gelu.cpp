@@ -1,6 +1,7 @@
 // Gelu: elementwise a Phi(a), the exact (erf) form, by the project's own gelu.
 #include "core/exact_math.hpp"
 #include "ops/common.hpp"
+#include "ops/lowering.hpp"
 #include "ops/rows.hpp"
 
 namespace topos::detail {
@@ -29,10 +30,20 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = b.mul(c.adjoint, b.add(cdf, b.mul(a, pdf)));
 }
 
+// gelu(x) = x Phi(x) = x erfc(-x / sqrt 2) / 2, accurate in both tails.
+HloValue lower(HloBuilder& build) {
+    const HloValue x = build.operand(0);
+    const Shape& shape = build.shape(x);
+    const HloValue scaled = build.multiply(x, build.splat(-inverse_sqrt_two, shape));
+    const HloValue tail = erfc(build, scaled);
+    const HloValue phi = build.multiply(tail, build.splat(0.5, shape));
+    return build.multiply(x, phi);
+}
+
 }  // namespace
 
 OpInfo gelu_row() {
-    return {Opcode::Gelu, "Gelu", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Gelu, "Gelu", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // Log1p: elementwise log(1 + a), accurate near 0.
 #include "core/exact_math.hpp"
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -17,10 +18,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.div(c.adjoint, one_plus);
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.log_plus_one", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo log1p_row() {
-    return {Opcode::Log1p, "Log1p", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Log1p, "Log1p", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // LogSoftmax: a - logsumexp(a) along one axis (the axis stays), fused so it is
 // stable at extreme logits: each output is a - (m + log(sum(exp(a - m)))).
+#include "ops/lowering.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
@@ -33,10 +34,19 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = b.sub(c.adjoint, b.mul(b.unary(Opcode::Exp, c.output), total));
 }
 
+HloValue lower(HloBuilder& build) {
+    const HloValue x = build.operand(0);
+    const std::size_t axis = build.node().attributes_as<AxisAttributes>().axis;
+    const Shape& shape = build.shape(x);
+    const HloValue normaliser = log_sum_exp(build, x, axis);
+    return build.subtract(
+        x, build.broadcast_in_dim(normaliser, shape, axes_except(shape.rank(), axis)));
+}
+
 }  // namespace
 
 OpInfo log_softmax_row() {
-    return {Opcode::LogSoftmax, "LogSoftmax", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::LogSoftmax, "LogSoftmax", 1, infer, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,6 +1,7 @@
 // LogSumExp: log(sum(exp(a))) along one axis, removing it, computed stably as
 // m + log(sum(exp(a - m))) with m the maximum along the axis (the sum in the
 // striped order), so it stays finite at extreme logits.
+#include "ops/lowering.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
@@ -28,11 +29,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = b.mul(softmax, b.broadcast_along(c.adjoint, axis, extent));
 }
 
+HloValue lower(HloBuilder& build) {
+    return log_sum_exp(build, build.operand(0), build.node().attributes_as<AxisAttributes>().axis);
+}
+
 }  // namespace
 
 OpInfo log_sum_exp_row() {
-    return {
-        Opcode::LogSumExp, "LogSumExp", 1, reduce_axis_shape, kernel<float>, kernel<double>, vjp};
+    return {Opcode::LogSumExp,
+            "LogSumExp",
+            1,
+            reduce_axis_shape,
+            kernel<float>,
+            kernel<double>,
+            vjp,
+            lower};
 }
 
 }  // namespace topos::detail

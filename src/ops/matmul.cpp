@@ -4,6 +4,7 @@
 // fma each: the order every faster exact kernel reproduces.
 #include "ops/matmul.hpp"
 
+#include "emit/hlo_builder.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -129,10 +130,23 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.matmul(c.build.permute(c.operands[0], transpose), c.adjoint);
 }
 
+// dot_general with the leading axes as batching dimensions.
+HloValue lower(HloBuilder& build) {
+    const std::size_t rank = build.node().shape().rank();
+    DotDimensions dimensions;
+    for (std::size_t axis = 0; axis + 2 < rank; ++axis) {
+        dimensions.lhs_batching.push_back(axis);
+        dimensions.rhs_batching.push_back(axis);
+    }
+    dimensions.lhs_contracting = {rank - 1};
+    dimensions.rhs_contracting = {rank - 2};
+    return build.dot_general(build.operand(0), build.operand(1), dimensions);
+}
+
 }  // namespace
 
 OpInfo matmul_row() {
-    return {Opcode::MatMul, "MatMul", 2, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::MatMul, "MatMul", 2, infer, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // Max: the maximum along one axis, removing it. Each output scans its terms in
 // ascending order from -infinity; a NaN propagates.
+#include "emit/hlo_builder.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
@@ -34,10 +35,16 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = b.mul(attains, b.broadcast_along(share, axis, extent));
 }
 
+HloValue lower(HloBuilder& build) {
+    const std::size_t axis = build.node().attributes_as<AxisAttributes>().axis;
+    return build.reduce(
+        build.operand(0), -std::numeric_limits<double>::infinity(), "stablehlo.maximum", {axis});
+}
+
 }  // namespace
 
 OpInfo max_row() {
-    return {Opcode::Max, "Max", 1, reduce_axis_shape, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Max, "Max", 1, reduce_axis_shape, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

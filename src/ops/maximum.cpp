@@ -1,4 +1,5 @@
 // Maximum: elementwise max(a, b); a NaN on either side propagates, as in StableHLO.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -18,10 +19,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.sub(c.adjoint, to_a);
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.binary("stablehlo.maximum", build.operand(0), build.operand(1));
+}
+
 }  // namespace
 
 OpInfo maximum_row() {
-    return {Opcode::Maximum, "Maximum", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Maximum,
+            "Maximum",
+            2,
+            same_shape_binary,
+            kernel<float>,
+            kernel<double>,
+            vjp,
+            lower};
 }
 
 }  // namespace topos::detail

@@ -1,4 +1,5 @@
 // Narrow: positions [start, start + length) of one axis.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -37,10 +38,16 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         c.adjoint, PadAttributes{narrow.axis, narrow.start, extent - narrow.start - narrow.length});
 }
 
+HloValue lower(HloBuilder& build) {
+    const auto& narrow = build.node().attributes_as<NarrowAttributes>();
+    return build.slice(
+        build.operand(0), narrow.axis, narrow.start, narrow.start + narrow.length, 1);
+}
+
 }  // namespace
 
 OpInfo narrow_row() {
-    return {Opcode::Narrow, "Narrow", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
+    return {Opcode::Narrow, "Narrow", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
 }
 
 }  // namespace topos::detail

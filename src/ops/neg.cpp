@@ -1,4 +1,5 @@
 // Neg: elementwise -a.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -15,10 +16,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.neg(c.adjoint);
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.negate", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo neg_row() {
-    return {Opcode::Neg, "Neg", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Neg, "Neg", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

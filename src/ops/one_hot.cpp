@@ -2,6 +2,7 @@
 // elsewhere; an index outside [0, depth) throws IndexError at run time.
 #include "ops/common.hpp"
 #include "ops/index.hpp"
+#include "ops/lowering.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -27,10 +28,20 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
 // indices are discrete: no derivative flows through them
 void vjp(const VjpContext&, std::span<std::optional<Ref>>) {}
 
+// An iota along the new last axis compared with the indices repeated along it.
+HloValue lower(HloBuilder& build) {
+    const Shape& shape = build.node().shape();
+    const std::size_t depth_axis = shape.rank() - 1;
+    const HloValue positions = build.iota(shape, depth_axis);
+    const HloValue indices =
+        build.broadcast_in_dim(build.operand(0), shape, axes_except(shape.rank(), depth_axis));
+    return build.convert(build.compare(Comparison::Equal, indices, positions), HloElement::Real);
+}
+
 }  // namespace
 
 OpInfo one_hot_row() {
-    return {Opcode::OneHot, "OneHot", 1, infer, kernel<float>, kernel<double>, vjp, 0b01};
+    return {Opcode::OneHot, "OneHot", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0b01};
 }
 
 }  // namespace topos::detail

@@ -176,6 +176,13 @@ struct VjpContext {
 // Writes one contribution per differentiable operand (left empty: none).
 using VjpRule = void (*)(const VjpContext& context, std::span<std::optional<Ref>> contributions);
 
+class HloBuilder;
+struct HloValue;
+
+// Writes the node as StableHLO operations (src/emit/hlo_builder.hpp) and
+// returns the value that stands for it.
+using LowerRule = HloValue (*)(HloBuilder& build);
+
 struct OpInfo {
     Opcode opcode;
     std::string_view name;
@@ -184,6 +191,7 @@ struct OpInfo {
     Kernel<float> kernel_f32;
     Kernel<double> kernel_f64;
     VjpRule vjp;
+    LowerRule lower;
     // Operand positions (bit i: operand i) that must hold indices; the others
     // hold reals, and so does the result.
     std::uint8_t index_operands = 0;

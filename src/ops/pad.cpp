@@ -1,5 +1,6 @@
 // Pad: zeros added before and after one axis, and `interior` zeros between
 // neighbouring elements along it.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -47,10 +48,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
                             SliceAttributes{pad.axis, pad.before, extent, pad.interior + 1});
 }
 
+HloValue lower(HloBuilder& build) {
+    const auto& pad = build.node().attributes_as<PadAttributes>();
+    return build.pad(build.operand(0), pad.axis, pad.before, pad.after, pad.interior);
+}
+
 }  // namespace
 
 OpInfo pad_row() {
-    return {Opcode::Pad, "Pad", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
+    return {Opcode::Pad, "Pad", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
 }
 
 }  // namespace topos::detail

@@ -1,4 +1,5 @@
 // Permute: reorders axes; output axis i is operand axis order[i].
+#include "emit/hlo_builder.hpp"
 #include "ops/rows.hpp"
 
 #include <array>
@@ -61,10 +62,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         c.adjoint, Axes(std::span<const std::size_t>(inverse.data(), order.size())));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.transpose(build.operand(0), build.node().attributes_as<PermuteAttributes>().order);
+}
+
 }  // namespace
 
 OpInfo permute_row() {
-    return {Opcode::Permute, "Permute", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
+    return {
+        Opcode::Permute, "Permute", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
 }
 
 }  // namespace topos::detail

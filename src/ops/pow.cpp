@@ -1,5 +1,6 @@
 // Pow: elementwise a^b, by the project's own pow (IEEE special cases).
 #include "core/exact_math.hpp"
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -22,10 +23,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = b.mul(c.adjoint, b.mul(c.output, b.unary(Opcode::Log, base)));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.binary("stablehlo.power", build.operand(0), build.operand(1));
+}
+
 }  // namespace
 
 OpInfo pow_row() {
-    return {Opcode::Pow, "Pow", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Pow, "Pow", 2, same_shape_binary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

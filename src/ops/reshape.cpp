@@ -1,4 +1,5 @@
 // Reshape: the same elements in the same row-major order under a new shape.
+#include "emit/hlo_builder.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -25,10 +26,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.reshape(c.adjoint, c.build.shape(c.operands[0]));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.reshape(build.operand(0), build.node().shape());
+}
+
 }  // namespace
 
 OpInfo reshape_row() {
-    return {Opcode::Reshape, "Reshape", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
+    return {
+        Opcode::Reshape, "Reshape", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
 }
 
 }  // namespace topos::detail

@@ -1,4 +1,5 @@
 // Rsqrt: elementwise 1 / sqrt(a), as a division by the correctly rounded root.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -18,10 +19,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.neg(c.build.div(scaled, c.build.add(c.operands[0], c.operands[0])));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.rsqrt", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo rsqrt_row() {
-    return {Opcode::Rsqrt, "Rsqrt", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Rsqrt, "Rsqrt", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

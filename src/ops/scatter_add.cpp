@@ -1,6 +1,7 @@
 // ScatterAdd: the adjoint of Gather. Indices [picks...] and updates
 // [picks..., rest...] give a [rows, rest...] tensor that starts at +0 and adds
 // each update row at its index, in ascending order of picks: deterministic.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/index.hpp"
 #include "ops/rows.hpp"
@@ -29,7 +30,7 @@ Shape infer(const ShapeCheck& check) {
 template <Element T>
 void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     const std::size_t rows = node.attributes_as<RowsAttributes>().rows;
-    const std::size_t row = node.shape().elements() / rows;
+    const std::size_t row = node.shape().without_axis(0).elements();  // also for no rows
     const std::size_t picks = operands[0].shape->elements();
     std::fill_n(out, node.shape().elements(), T{0});
     for (std::size_t i = 0; i < picks; ++i) {
@@ -47,10 +48,24 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.apply(Opcode::Gather, {c.adjoint, c.operands[0]});
 }
 
+// A scatter with an add body into +0, the reference kernel's starting value.
+HloValue lower(HloBuilder& build) {
+    const HloValue zeros = build.splat(0.0, build.node().shape());
+    return build.scatter_add_rows(zeros, build.index_operand(0), build.operand(1));
+}
+
 }  // namespace
 
 OpInfo scatter_add_row() {
-    return {Opcode::ScatterAdd, "ScatterAdd", 2, infer, kernel<float>, kernel<double>, vjp, 0b01};
+    return {Opcode::ScatterAdd,
+            "ScatterAdd",
+            2,
+            infer,
+            kernel<float>,
+            kernel<double>,
+            vjp,
+            lower,
+            0b01};
 }
 
 }  // namespace topos::detail

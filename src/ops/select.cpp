@@ -1,5 +1,6 @@
 // Select: elementwise `mask != 0 ? a : b` (the where of numpy); the mask is any
 // real tensor, typically a Compare.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -33,10 +34,18 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[2] = c.build.apply(Opcode::Select, {mask, zeros, c.adjoint});
 }
 
+// The real mask becomes an i1 predicate: mask != 0 (a NaN mask chooses a).
+HloValue lower(HloBuilder& build) {
+    const HloValue mask = build.operand(0);
+    const HloValue chosen =
+        build.compare(Comparison::NotEqual, mask, build.splat(0.0, build.shape(mask)));
+    return build.select(chosen, build.operand(1), build.operand(2));
+}
+
 }  // namespace
 
 OpInfo select_row() {
-    return {Opcode::Select, "Select", 3, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Select, "Select", 3, infer, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // Sigmoid: elementwise 1 / (1 + e^-a), by the project's own sigmoid.
 #include "core/exact_math.hpp"
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -17,10 +18,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.sub(scaled, c.build.mul(scaled, c.output));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.logistic", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo sigmoid_row() {
-    return {Opcode::Sigmoid, "Sigmoid", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {
+        Opcode::Sigmoid, "Sigmoid", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

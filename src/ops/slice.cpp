@@ -1,5 +1,6 @@
 // Slice: every step-th position of one axis: positions start, start + step, ...,
 // `length` of them (Narrow is the contiguous case).
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -45,10 +46,17 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         PadAttributes{slice.axis, slice.start, extent - slice.start - covered, slice.step - 1});
 }
 
+HloValue lower(HloBuilder& build) {
+    const auto& slice = build.node().attributes_as<SliceAttributes>();
+    const std::size_t limit =
+        slice.length == 0 ? slice.start : slice.start + (slice.length - 1) * slice.step + 1;
+    return build.slice(build.operand(0), slice.axis, slice.start, limit, slice.step);
+}
+
 }  // namespace
 
 OpInfo slice_row() {
-    return {Opcode::Slice, "Slice", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
+    return {Opcode::Slice, "Slice", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // Softplus: elementwise log(1 + e^a), stable at both ends.
 #include "core/exact_math.hpp"
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -16,10 +17,27 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.mul(c.adjoint, c.build.unary(Opcode::Sigmoid, c.operands[0]));
 }
 
+// softplus(x) = max(x, 0) + log1p(exp(-|x|)), stable at both ends.
+HloValue lower(HloBuilder& build) {
+    const HloValue x = build.operand(0);
+    const HloValue positive =
+        build.binary("stablehlo.maximum", x, build.splat(0.0, build.shape(x)));
+    const HloValue decay = build.unary(
+        "stablehlo.exponential", build.unary("stablehlo.negate", build.unary("stablehlo.abs", x)));
+    return build.add(positive, build.unary("stablehlo.log_plus_one", decay));
+}
+
 }  // namespace
 
 OpInfo softplus_row() {
-    return {Opcode::Softplus, "Softplus", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Softplus,
+            "Softplus",
+            1,
+            same_shape_unary,
+            kernel<float>,
+            kernel<double>,
+            vjp,
+            lower};
 }
 
 }  // namespace topos::detail

@@ -6,15 +6,15 @@
 namespace topos::detail {
 
 OpInfo parameter_row() {
-    return {Opcode::Parameter, "Parameter", 0, nullptr, nullptr, nullptr, nullptr};
+    return {Opcode::Parameter, "Parameter", 0, nullptr, nullptr, nullptr, nullptr, nullptr};
 }
 
 OpInfo input_row() {
-    return {Opcode::Input, "Input", 0, nullptr, nullptr, nullptr, nullptr};
+    return {Opcode::Input, "Input", 0, nullptr, nullptr, nullptr, nullptr, nullptr};
 }
 
 OpInfo leaf_row() {
-    return {Opcode::Leaf, "Leaf", 0, nullptr, nullptr, nullptr, nullptr};
+    return {Opcode::Leaf, "Leaf", 0, nullptr, nullptr, nullptr, nullptr, nullptr};
 }
 
 }  // namespace topos::detail

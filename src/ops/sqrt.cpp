@@ -1,4 +1,5 @@
 // Sqrt: elementwise square root (IEEE: correctly rounded).
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -17,10 +18,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.div(c.adjoint, c.build.add(c.output, c.output));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.sqrt", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo sqrt_row() {
-    return {Opcode::Sqrt, "Sqrt", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Sqrt, "Sqrt", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

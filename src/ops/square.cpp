@@ -1,4 +1,5 @@
 // Square: elementwise a * a.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -15,10 +16,15 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.mul(c.adjoint, c.build.add(c.operands[0], c.operands[0]));
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.multiply(build.operand(0), build.operand(0));
+}
+
 }  // namespace
 
 OpInfo square_row() {
-    return {Opcode::Square, "Square", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {
+        Opcode::Square, "Square", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

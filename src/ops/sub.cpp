@@ -1,4 +1,5 @@
 // Sub: elementwise a - b.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -16,10 +17,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.neg(c.adjoint);
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.binary("stablehlo.subtract", build.operand(0), build.operand(1));
+}
+
 }  // namespace
 
 OpInfo sub_row() {
-    return {Opcode::Sub, "Sub", 2, same_shape_binary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Sub, "Sub", 2, same_shape_binary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

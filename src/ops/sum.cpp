@@ -3,6 +3,7 @@
 // (each partial starts at -0, the exact additive identity, and adds its terms
 // in ascending order), then the partials fold in halves: p[l] += p[l + 8],
 // p[l] += p[l + 4], p[l] += p[l + 2], p[0] += p[1]. Vector units reproduce it.
+#include "emit/hlo_builder.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
@@ -73,10 +74,29 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
                            : c.build.broadcast_along(c.adjoint, along->axis, input[along->axis]);
 }
 
+// A reduce with an add body from -0, the exact additive identity; the sum of
+// a scalar is -0 + x, as the striped order computes it.
+HloValue lower(HloBuilder& build) {
+    const HloValue x = build.operand(0);
+    const std::size_t rank = build.shape(x).rank();
+    if (rank == 0) {
+        return build.add(build.splat(-0.0, Shape{}), x);
+    }
+    std::vector<std::size_t> axes;
+    if (const auto* along = std::get_if<AxisAttributes>(&build.node().attributes())) {
+        axes.push_back(along->axis);
+    } else {
+        for (std::size_t axis = 0; axis < rank; ++axis) {
+            axes.push_back(axis);
+        }
+    }
+    return build.reduce(x, -0.0, "stablehlo.add", axes);
+}
+
 }  // namespace
 
 OpInfo sum_row() {
-    return {Opcode::Sum, "Sum", 1, infer, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Sum, "Sum", 1, infer, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // Tanh: elementwise hyperbolic tangent, by the project's own tanh.
 #include "core/exact_math.hpp"
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -18,10 +19,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.mul(c.adjoint, slope);
 }
 
+HloValue lower(HloBuilder& build) {
+    return build.unary("stablehlo.tanh", build.operand(0));
+}
+
 }  // namespace
 
 OpInfo tanh_row() {
-    return {Opcode::Tanh, "Tanh", 1, same_shape_unary, kernel<float>, kernel<double>, vjp};
+    return {Opcode::Tanh, "Tanh", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
 }
 
 }  // namespace topos::detail

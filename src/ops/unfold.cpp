@@ -1,11 +1,13 @@
 // Unfold: sliding windows along one axis. The axis becomes the window count and
 // a window axis of `size` is inserted right after it; element w of window c is
 // operand position c * step + w * dilation.
+#include "emit/hlo_builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 #include "ops/window.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace topos::detail {
 namespace {
@@ -45,10 +47,29 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         c.adjoint, FoldAttributes{window.axis, window.size, window.step, window.dilation, extent});
 }
 
+// Element w of every window is a strided slice starting at w * dilation; the
+// `size` slices, each given a unit window axis, are joined along it.
+HloValue lower(HloBuilder& build) {
+    const auto& window = build.node().attributes_as<WindowAttributes>();
+    const std::size_t count = build.node().shape()[window.axis];
+    const Shape piece = build.node().shape().with_extent(window.axis + 1, 1);
+    std::vector<HloValue> pieces;
+    for (std::size_t w = 0; w < window.size; ++w) {
+        const std::size_t start = w * window.dilation;
+        const HloValue strided = build.slice(build.operand(0),
+                                             window.axis,
+                                             start,
+                                             start + (count - 1) * window.step + 1,
+                                             window.step);
+        pieces.push_back(build.reshape(strided, piece));
+    }
+    return pieces.size() == 1 ? pieces.front() : build.concatenate(pieces, window.axis + 1);
+}
+
 }  // namespace
 
 OpInfo unfold_row() {
-    return {Opcode::Unfold, "Unfold", 1, infer, kernel<float>, kernel<double>, vjp, 0, true};
+    return {Opcode::Unfold, "Unfold", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,6 @@
 // The op table, row by row: every computed opcode carries a name, an arity, a
-// shape rule, both reference kernels and a derivative rule; sources carry none.
+// shape rule, both reference kernels, a derivative rule and a StableHLO
+// lowering; sources carry none.
 // Every computed opcode has a test spec (tests/support/op_specs.cpp), so a new
 // row cannot skip the gradient check; and each shape rule rejects a bad call
 // with a ShapeError that names the operation and says how to fix the call.
@@ -44,6 +45,7 @@ TEST(OpTable, GivesEveryComputedOpcodeACompleteRow) {
         EXPECT_NE(row.kernel<float>(), nullptr);
         EXPECT_NE(row.kernel<double>(), nullptr);
         EXPECT_NE(row.vjp, nullptr);
+        EXPECT_NE(row.lower, nullptr);
     }
 }
 
@@ -63,6 +65,7 @@ TEST(OpTable, GivesSourcesNoShapeRuleKernelOrDerivative) {
         EXPECT_EQ(row.kernel_f32, nullptr);
         EXPECT_EQ(row.kernel_f64, nullptr);
         EXPECT_EQ(row.vjp, nullptr);
+        EXPECT_EQ(row.lower, nullptr);  // the emitter writes sources as arguments and constants
     }
     EXPECT_EQ(sources, 3u);
     EXPECT_TRUE(is_source(Opcode::Parameter));

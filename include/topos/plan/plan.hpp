@@ -6,6 +6,7 @@
 #pragma once
 
 #include <topos/core/tensor.hpp>
+#include <topos/emit/stablehlo.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/pattern/pattern.hpp>
 #include <topos/run/entry.hpp>
@@ -68,6 +69,13 @@ public:
     std::size_t arena_elements() const;
 
     const Entry<T>& entry() const;
+
+    // The plan as a StableHLO module (docs/guide/emission.md): @main takes the
+    // scheduled parameters and inputs in node order and returns the declared
+    // values in declaration order. Throws EmitError naming the first node that
+    // cannot be written as StableHLO. Linear in the scheduled nodes and the
+    // elements of the leaves it writes as constants.
+    std::string emit_stablehlo(MlirForm form = MlirForm::Pretty) const;
 
 private:
     std::shared_ptr<const detail::PlanState<T>> state_;

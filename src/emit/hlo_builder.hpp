@@ -1,0 +1,107 @@
+// HloBuilder: what a row's lowering (OpInfo::lower) writes StableHLO with. It
+// hands the rule the node and its operands' values, appends one operation per
+// call (inferring the result type the StableHLO specification gives it), and
+// names what the node produced: the rule's result is `%v<node>`, its
+// intermediates `%v<node>_0`, `%v<node>_1`, ... in the order they were made,
+// then the values inside regions (which the pretty form may not show).
+#pragma once
+
+#include "emit/hlo_module.hpp"
+#include <topos/graph/node.hpp>
+#include <topos/graph/opcode.hpp>
+
+#include <cstddef>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topos::detail {
+
+// The dimension numbers of stablehlo.dot_general.
+struct DotDimensions {
+    std::vector<std::size_t> lhs_batching;
+    std::vector<std::size_t> rhs_batching;
+    std::vector<std::size_t> lhs_contracting;
+    std::vector<std::size_t> rhs_contracting;
+};
+
+class HloBuilder {
+public:
+    // `node_values` maps node indices to the values already emitted for them.
+    HloBuilder(HloModule& module, std::span<const HloValue> node_values)
+        : module_(module), node_values_(node_values) {}
+
+    // Starts lowering `node`; finish() checks and names what its rule returned.
+    void begin(const Node& node);
+    HloValue finish(HloValue result);
+
+    // Throws EmitError naming the node being lowered and its opcode.
+    [[noreturn]] void fail(const std::string& problem) const;
+
+    const Node& node() const { return *node_; }
+
+    HloValue operand(std::size_t i) const { return node_values_[node_->operands()[i]]; }
+
+    // Operand i converted to i64, for operations that index with integers.
+    HloValue index_operand(std::size_t i) { return convert(operand(i), HloElement::Integer); }
+
+    // By value: appending operations grows the table a reference would point into.
+    Shape shape(HloValue value) const { return module_.type_of(value).shape; }
+
+    // Elementwise operations: the result has the first operand's type.
+    HloValue unary(std::string_view name, HloValue a);
+    HloValue binary(std::string_view name, HloValue a, HloValue b);
+
+    HloValue add(HloValue a, HloValue b) { return binary("stablehlo.add", a, b); }
+
+    HloValue subtract(HloValue a, HloValue b) { return binary("stablehlo.subtract", a, b); }
+
+    HloValue multiply(HloValue a, HloValue b) { return binary("stablehlo.multiply", a, b); }
+
+    // A real constant of `shape`, every element `value` (rounded to the plan's type).
+    HloValue splat(double value, const Shape& shape);
+    // A real constant from the body of a dense<...> literal.
+    HloValue constant(const std::string& literal, const Shape& shape);
+
+    HloValue compare(Comparison direction, HloValue a, HloValue b);
+    HloValue select(HloValue predicate, HloValue on_true, HloValue on_false);
+    HloValue convert(HloValue a, HloElement element);
+    HloValue is_finite(HloValue a);
+    HloValue iota(const Shape& shape, std::size_t axis);
+
+    HloValue reshape(HloValue a, const Shape& shape);
+    HloValue transpose(HloValue a, const Axes& order);
+    // Operand axis i becomes result axis dims[i]; the others repeat.
+    HloValue broadcast_in_dim(HloValue a, const Shape& shape, const std::vector<std::size_t>& dims);
+    HloValue slice(
+        HloValue a, std::size_t axis, std::size_t start, std::size_t limit, std::size_t stride);
+    // Pads one axis with +0.
+    HloValue pad(
+        HloValue a, std::size_t axis, std::size_t low, std::size_t high, std::size_t interior);
+    HloValue concatenate(const std::vector<HloValue>& parts, std::size_t axis);
+    HloValue dot_general(HloValue lhs, HloValue rhs, const DotDimensions& dimensions);
+    // Reduces `dims` away with `body` (`stablehlo.add` or `stablehlo.maximum`)
+    // from the real `init`.
+    HloValue reduce(HloValue a,
+                    double init,
+                    std::string_view body,
+                    const std::vector<std::size_t>& dims);
+    // Rows of `table` picked by i64 `indices`: [picks..., rest...].
+    HloValue gather_rows(HloValue table, HloValue indices);
+    // `target` with each row of `updates` added at its i64 index.
+    HloValue scatter_add_rows(HloValue target, HloValue indices, HloValue updates);
+
+private:
+    HloValue append(HloOperation op, HloType result);
+    HloBlock binary_body(std::string_view body);
+
+    HloModule& module_;
+    std::span<const HloValue> node_values_;
+    const Node* node_ = nullptr;
+    std::vector<HloValue> made_;         // the values made for the current node
+    std::vector<HloValue> made_inside_;  // those inside its operations' regions
+};
+
+}  // namespace topos::detail

@@ -1,0 +1,121 @@
+#include "support/emission_corpus.hpp"
+
+#include "support/op_specs.hpp"
+#include <topos/topos.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace topos::test {
+namespace {
+
+// Each opcode's spec draws shapes and attributes at random: three draws give
+// windows with several elements, steps and dilations, and size-1 axes.
+constexpr std::uint64_t opcode_seeds = 3;
+
+void visit_opcode(EmissionCorpusVisitor& visitor, const OpSpec& spec, std::uint64_t seed) {
+    Rng rng(seed);
+    Tape<double> tape;
+    const OpCase recorded = spec.record(tape, rng);
+    const auto weights = tape.leaf(rng.tensor<double>(recorded.output.shape(), -1.0, 1.0));
+    const auto loss = (recorded.output * weights).sum();
+    const Symbol output = recorded.output;
+    const Symbol loss_symbol = loss;
+    std::vector<Symbol> operands(recorded.operands.begin(), recorded.operands.end());
+    const Adjoints<double> adjoints = tape.differentiate(loss, operands);
+    const Network<double> network = std::move(tape).into_network();
+    const std::string name =
+        "op." + std::string(name_of(spec.opcode)) + ".seed" + std::to_string(seed);
+    visitor.visit(name + ".inference", network.entry({output}).lower());
+    visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
+    visitor.visit(name + ".backward", network.entry({loss_symbol}).backward().lower());
+}
+
+void visit_scalar_chain(EmissionCorpusVisitor& visitor) {
+    auto [network, w, x, y, loss] = Tape<double>::record([](Tape<double>& tape) {
+        auto w = tape.parameter(0.5);
+        auto x = tape.input(2.0);
+        auto y = tape.input(4.0);
+        auto error = w * x - y;
+        return detach(w, x, y, error * error);
+    });
+    visitor.visit("example.scalar_chain", network.entry({loss}).lower());
+}
+
+template <Element T>
+void visit_walkthrough(EmissionCorpusVisitor& visitor, const std::string& name) {
+    Tape<T> tape;
+    auto weights = tape.parameter(Tensor<T>({2, 2}, {T(0.5), T(-0.25), T(0.25), T(0.4)}));
+    auto input = tape.input(Tensor<T>({1, 2}, {T(1), T(2)}));
+    auto hidden = input.matmul(weights).tanh();
+    auto loss = (hidden * hidden).sum();
+    const Adjoints<T> adjoints = tape.differentiate(loss, {weights});
+    const Symbol hidden_symbol = hidden;
+    const Symbol loss_symbol = loss;
+    const Network<T> network = std::move(tape).into_network();
+    visitor.visit(name + ".inference",
+                  network.entry({loss_symbol}).observe({hidden_symbol}).lower());
+    visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
+}
+
+// The composed lowerings over their whole range: each piece of erf and its
+// boundaries, both tails of gelu and softplus, and log-sum-exp rows holding
+// -inf, +inf and NaN.
+template <Element T>
+void visit_special_functions(EmissionCorpusVisitor& visitor, const std::string& name) {
+    const std::vector<T> points{-30,  -8,    -5.9, -3.1, -3,   -2.5, -2,   -1.5, -0.76, -0.75,
+                                -0.5, -1e-3, -0.0, 0.0,  1e-3, 0.5,  0.74, 0.75, 1,     1.9,
+                                2,    2.9,   3,    4,    5.9,  6,    8,    27,   30,    100};
+    const T inf = std::numeric_limits<T>::infinity();
+    Tape<T> tape;
+    auto x = tape.input(Tensor<T>({points.size()}, points));
+    auto rows = tape.input(Tensor<T>({4, 3},
+                                     {T(1),
+                                      T(2),
+                                      T(3),
+                                      -inf,
+                                      -inf,
+                                      -inf,
+                                      T(1),
+                                      inf,
+                                      T(2),
+                                      T(0),
+                                      std::numeric_limits<T>::quiet_NaN(),
+                                      T(1)}));
+    auto erf = x.erf();
+    auto gelu = x.gelu();
+    auto softplus = x.softplus();
+    auto normalised = rows.log_softmax(1);
+    auto total = rows.logsumexp(1);
+    const Network<T> network = std::move(tape).into_network();
+    visitor.visit(name, network.entry({erf, gelu, softplus, normalised, total}).lower());
+}
+
+void visit_mlp(EmissionCorpusVisitor& visitor) {
+    Tape<float> tape;
+    Mlp mlp(tape, {8, 32, 32, 4}, Activation::Tanh, init::xavier(3));
+    auto predicted = mlp.express(tape.input(init::normal(5, 1.0)(Shape{16, 8})));
+    auto loss = (predicted * predicted).sum();
+    const Adjoints<float> adjoints = tape.differentiate(loss, mlp.parameters());
+    const Network<float> network = std::move(tape).into_network();
+    visitor.visit("example.mlp.training", network.entry(adjoints.roots()).lower());
+}
+
+}  // namespace
+
+void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
+    for (const OpSpec& spec : op_specs()) {
+        for (std::uint64_t seed = 1; seed <= opcode_seeds; ++seed) {
+            visit_opcode(visitor, spec, seed);
+        }
+    }
+    visit_scalar_chain(visitor);
+    visit_walkthrough<float>(visitor, "example.walkthrough.f32");
+    visit_walkthrough<double>(visitor, "example.walkthrough.f64");
+    visit_special_functions<float>(visitor, "range.special_functions.f32");
+    visit_special_functions<double>(visitor, "range.special_functions.f64");
+    visit_mlp(visitor);
+}
+
+}  // namespace topos::test
