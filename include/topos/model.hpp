@@ -13,3 +13,4 @@
 #include <topos/model/mlp.hpp>
 #include <topos/run/parameters.hpp>
 #include <topos/run/run.hpp>
+#include <topos/run/threads.hpp>
