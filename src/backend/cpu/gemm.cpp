@@ -111,41 +111,59 @@ void multiply_tile(const Product<T>& product,
     }
 }
 
+// An extent cut into `parts` near-equal ranges of whole units (micro-kernel
+// rows or columns); only the last unit may be short.
+struct Partition {
+    std::size_t extent;
+    std::size_t unit;
+    std::size_t parts;
+
+    std::size_t first(std::size_t part) const {
+        return part * divide_up(extent, unit) / parts * unit;
+    }
+
+    std::size_t count(std::size_t part) const {
+        return std::min(extent, first(part + 1)) - first(part);
+    }
+};
+
 // How a k block's output is cut into independent tiles for `threads` threads:
 // row blocks of at most the kernel's row_block rows, a multiple of the thread
 // count of them; a matrix too short for that is cut across columns as well.
 struct TileGrid {
-    std::size_t row_block;
-    std::size_t row_blocks;
-    std::size_t column_splits;
+    Partition rows;
+    Partition columns;
 };
 
 template <Element T>
-TileGrid tile_grid(const MicroKernel<T>& kernel, std::size_t rows, std::size_t threads) {
-    std::size_t blocks = divide_up(rows, kernel.row_block);
-    if (threads > 1 && blocks >= threads) {
-        blocks = round_up(blocks, threads);
+TileGrid tile_grid(const MicroKernel<T>& kernel,
+                   std::size_t rows,
+                   std::size_t columns,
+                   std::size_t threads) {
+    const std::size_t row_units = divide_up(rows, kernel.rows);
+    std::size_t row_blocks = divide_up(rows, kernel.row_block);
+    if (threads > 1 && row_blocks >= threads) {
+        row_blocks = round_up(row_blocks, threads);
     }
-    const std::size_t row_block = round_up(divide_up(rows, blocks), kernel.rows);
-    const std::size_t row_blocks = divide_up(rows, row_block);
-    return {row_block, row_blocks, row_blocks < threads ? threads : 1};
+    row_blocks = std::min(row_blocks, row_units);
+    const std::size_t column_units = divide_up(columns, kernel.columns);
+    const std::size_t column_splits = row_blocks < threads ? std::min(threads, column_units) : 1;
+    return {{rows, kernel.rows, row_blocks}, {columns, kernel.columns, column_splits}};
 }
 
 template <Element T>
 void multiply_k_block(const Product<T>& product, const PackedB<T>& b, std::size_t threads) {
-    const TileGrid grid = tile_grid(product.kernel, product.rows, threads);
-    const std::size_t split_width =
-        round_up(divide_up(b.count, grid.column_splits), product.kernel.columns);
-    const std::size_t splits = divide_up(b.count, split_width);
-    ThreadPool::instance().run(grid.row_blocks * splits, [&](std::size_t task) {
-        const std::size_t row_first = (task / splits) * grid.row_block;
-        const std::size_t column_first = (task % splits) * split_width;
+    const TileGrid grid = tile_grid(product.kernel, product.rows, b.count, threads);
+    const std::size_t splits = grid.columns.parts;
+    ThreadPool::instance().run(grid.rows.parts * splits, [&](std::size_t task) {
+        const std::size_t row_part = task / splits;
+        const std::size_t column_part = task % splits;
         multiply_tile(product,
                       b,
-                      row_first,
-                      std::min(grid.row_block, product.rows - row_first),
-                      column_first,
-                      std::min(split_width, b.count - column_first));
+                      grid.rows.first(row_part),
+                      grid.rows.count(row_part),
+                      grid.columns.first(column_part),
+                      grid.columns.count(column_part));
     });
 }
 
@@ -253,7 +271,7 @@ void gemm_with(GemmIsa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, Mat
     };
     const std::size_t threads = ThreadPool::instance().thread_count();
     const bool batches_in_parallel =
-        e.batches >= threads && tile_grid(kernel, e.rows, threads).row_blocks < threads;
+        e.batches >= threads && tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;
     if (batches_in_parallel) {
         ThreadPool::instance().run(e.batches,
                                    [&](std::size_t batch) { multiply(product_of(batch), 1); });

@@ -81,20 +81,27 @@ template <class Lanes>
     using Vector = typename Lanes::Vector;
     constexpr std::size_t width = Lanes::width;
     Vector sum[tile_rows][tile_vectors];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
+    for (std::size_t r = 0; r < tile_rows; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(c + r * c_row_stride), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(c + r * c_row_stride + tile_vectors * width - 1),
+                     _MM_HINT_T0);
+    }
+#pragma GCC unroll 16
     for (std::size_t r = 0; r < tile_rows; ++r) {
 #pragma GCC unroll 4
         for (std::size_t v = 0; v < tile_vectors; ++v) {
             sum[r][v] = accumulate ? Lanes::load(c + r * c_row_stride + v * width) : Lanes::zero();
         }
     }
+#pragma GCC unroll 4
     for (std::size_t p = 0; p < depth; ++p) {
         Vector b_row[tile_vectors];
 #pragma GCC unroll 4
         for (std::size_t v = 0; v < tile_vectors; ++v) {
             b_row[v] = Lanes::load(b + v * width);
         }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (std::size_t r = 0; r < tile_rows; ++r) {
             const Vector a_element = Lanes::splat(a + r);
 #pragma GCC unroll 4
@@ -105,7 +112,7 @@ template <class Lanes>
         a += tile_rows;
         b += tile_vectors * width;
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (std::size_t r = 0; r < tile_rows; ++r) {
 #pragma GCC unroll 4
         for (std::size_t v = 0; v < tile_vectors; ++v) {
