@@ -91,6 +91,7 @@ void ThreadPool::run_tasks(std::size_t count, TaskRef task) {
     {
         const std::lock_guard state(state_);
         task_ = task;
+        std::fegetenv(&environment_);
         count_ = count;
         next_.store(0, std::memory_order_relaxed);
         workers_in_region_ = workers_.size();
@@ -111,6 +112,14 @@ void ThreadPool::take_tasks() {
     }
 }
 
+void ThreadPool::take_tasks_in_callers_environment() {
+    std::fenv_t own;
+    std::fegetenv(&own);
+    std::fesetenv(&environment_);
+    take_tasks();
+    std::fesetenv(&own);
+}
+
 void ThreadPool::work(std::uint64_t seen_generation) {
     inside_region = true;
     std::unique_lock state(state_);
@@ -121,7 +130,7 @@ void ThreadPool::work(std::uint64_t seen_generation) {
         }
         seen_generation = generation_;
         state.unlock();
-        take_tasks();
+        take_tasks_in_callers_environment();
         state.lock();
         if (--workers_in_region_ == 0) {
             done_.notify_one();

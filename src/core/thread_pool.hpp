@@ -3,11 +3,14 @@
 // time. A caller that finds it busy, or that is itself inside a region (a
 // worker, or a task calling back in), runs its tasks inline on its own thread,
 // so many user threads forwarding at once never start more threads than
-// themselves plus the pool's workers. Which thread runs a task never changes
-// what the task computes.
+// themselves plus the pool's workers. Workers run a region's tasks in the
+// caller's floating-point environment (rounding mode; on x86 also the MXCSR
+// flush-to-zero bits), so which thread runs a task never changes what it
+// computes.
 #pragma once
 
 #include <atomic>
+#include <cfenv>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +70,7 @@ private:
     void stop_workers();
     void work(std::uint64_t seen_generation);
     void take_tasks();
+    void take_tasks_in_callers_environment();
 
     std::mutex region_;  // held by the thread whose region runs on the pool
     mutable std::mutex state_;
@@ -76,6 +80,7 @@ private:
     // The running region: task_ and count_ are written under state_ before the
     // workers wake; next_ hands out task indices.
     TaskRef task_;
+    std::fenv_t environment_{};
     std::size_t count_ = 0;
     std::atomic<std::size_t> next_ = 0;
     std::size_t workers_in_region_ = 0;

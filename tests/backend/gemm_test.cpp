@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cfenv>
 #include <random>
 #include <string>
 #include <vector>
@@ -96,6 +97,14 @@ TYPED_TEST(ExactGemm, EqualsTheReferenceLoopAcrossBlockBoundaries) {
     for (const GemmCase& c : cases) {
         expect_reference_bits<TypeParam>(c, generator);
     }
+}
+
+TYPED_TEST(ExactGemm, EqualsTheReferenceLoopUnderADirectedRoundingMode) {
+    const ThreadCountGuard guard;
+    std::mt19937 generator(11);
+    ASSERT_EQ(std::fesetround(FE_UPWARD), 0);
+    expect_reference_bits<TypeParam>({2, 67, 41, 45, false, true, false}, generator);
+    std::fesetround(FE_TONEAREST);
 }
 
 TYPED_TEST(ExactGemm, StartsEverySumAtPositiveZero) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cfenv>
 #include <cstdlib>
 #include <latch>
 #include <mutex>
@@ -78,6 +79,23 @@ TEST(ThreadPool, UsesItsWorkersWhenFree) {
         }
     });
     EXPECT_EQ(pool.thread_count(), 2u);
+}
+
+TEST(ThreadPool, RunsWorkersInTheCallersRoundingMode) {
+    ThreadPool pool(2);
+    ASSERT_EQ(std::fesetround(FE_UPWARD), 0);
+    std::latch worker_ran(1);
+    int worker_rounding = -1;
+    pool.run(2, [&](std::size_t task) {
+        if (task == 1) {  // on the worker: task 0 holds the caller until this ran
+            worker_rounding = std::fegetround();
+            worker_ran.count_down();
+        } else {
+            worker_ran.wait();
+        }
+    });
+    std::fesetround(FE_TONEAREST);
+    EXPECT_EQ(worker_rounding, FE_UPWARD);
 }
 
 TEST(ThreadPool, ResizesBetweenRegions) {
