@@ -25,3 +25,4 @@
 #include <topos/model/transformer.hpp>
 #include <topos/run/parameters.hpp>
 #include <topos/run/run.hpp>
+#include <topos/run/threads.hpp>

@@ -1,15 +1,18 @@
 // MatMul: the product of a [..., m, k] and a [..., k, n] operand, one matrix
 // product per batch index (the leading axes, equal on both sides). Each output
 // element starts at +0 and accumulates its k terms in ascending order with one
-// fma each: the order every faster exact kernel reproduces.
+// fma each: out[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], +0)).
+// The kernel is the blocked exact GEMM of src/backend/cpu/, which keeps that
+// order for every tile and thread count; tests/run/kernel_reference_test.cpp
+// checks it against the plain loop.
 #include "ops/matmul.hpp"
 
+#include "backend/cpu/gemm.hpp"
 #include "emit/hlo_builder.hpp"
 #include "ops/rows.hpp"
 
-#include <algorithm>
 #include <array>
-#include <cmath>
+#include <cstddef>
 #include <utility>
 
 namespace topos::detail {
@@ -34,57 +37,16 @@ Shape infer(const ShapeCheck& check) {
     return a.with_extent(r - 1, b[r - 1]);
 }
 
-struct Extents {
-    std::size_t rows;
-    std::size_t depth;
-    std::size_t columns;
-};
-
-// The reference loop: rows of outputs, each accumulating over ascending k.
-template <Element T>
-[[gnu::always_inline]] inline void multiply(const T* a, const T* b, T* out, Extents e) {
-    const auto [rows, depth, columns] = e;
-    for (std::size_t i = 0; i < rows; ++i) {
-        T* row = out + i * columns;
-        std::fill(row, row + columns, T{0});
-        for (std::size_t p = 0; p < depth; ++p) {
-            const T scale = a[i * depth + p];
-            const T* b_row = b + p * columns;
-            for (std::size_t j = 0; j < columns; ++j) {
-                row[j] = std::fma(scale, b_row[j], row[j]);
-            }
-        }
-    }
-}
-
-#if defined(__x86_64__)
-// The same loop compiled where the processor has fused multiply-add: std::fma
-// becomes one instruction and the j loop vectorises across outputs, so the bits
-// are the reference's.
-template <Element T>
-[[gnu::target("avx2,fma")]] void multiply_with_fma(const T* a, const T* b, T* out, Extents e) {
-    multiply(a, b, out, e);
-}
-
-bool processor_has_fma() {
-    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return has;
-}
-#endif
-
 }  // namespace
 
 template <Element T>
 void multiply_matrices(
     const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns) {
-    const Extents extents{rows, depth, columns};
-#if defined(__x86_64__)
-    if (processor_has_fma()) {
-        multiply_with_fma(a, b, out, extents);
-        return;
-    }
-#endif
-    multiply(a, b, out, extents);
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    gemm<T>({1, rows, depth, columns},
+            {a, signed_size(depth), 1, signed_size(rows * depth)},
+            {b, signed_size(columns), 1, signed_size(depth * columns)},
+            {out, signed_size(columns), signed_size(rows * columns)});
 }
 
 template void multiply_matrices(
@@ -94,23 +56,24 @@ template void multiply_matrices(
 
 namespace {
 
+// The reference order, computed by the blocked, threaded exact GEMM: one
+// product per batch index, operands read in place.
 template <Element T>
 void kernel(const Node&, std::span<const View<T>> operands, T* out) {
     const Shape& a = *operands[0].shape;
     const std::size_t r = a.rank();
-    const Extents extents{a[r - 2], a[r - 1], (*operands[1].shape)[r - 1]};
+    const std::size_t rows = a[r - 2];
+    const std::size_t depth = a[r - 1];
+    const std::size_t columns = (*operands[1].shape)[r - 1];
     std::size_t batches = 1;
     for (std::size_t axis = 0; axis + 2 < r; ++axis) {
         batches *= a[axis];
     }
-    for (std::size_t batch = 0; batch < batches; ++batch) {
-        multiply_matrices(operands[0].data + batch * extents.rows * extents.depth,
-                          operands[1].data + batch * extents.depth * extents.columns,
-                          out + batch * extents.rows * extents.columns,
-                          extents.rows,
-                          extents.depth,
-                          extents.columns);
-    }
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    gemm<T>({batches, rows, depth, columns},
+            {operands[0].data, signed_size(depth), 1, signed_size(rows * depth)},
+            {operands[1].data, signed_size(columns), 1, signed_size(depth * columns)},
+            {out, signed_size(columns), signed_size(rows * columns)});
 }
 
 // Swaps the last two axes.

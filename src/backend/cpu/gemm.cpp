@@ -1,0 +1,301 @@
+// The exact GEMM driver (BLIS's loop nest): for each batch, column block (jc)
+// and k block (pc), pack B once; then split the output rows (and, for short
+// matrices, the columns) into independent tiles over the thread pool, each
+// packing its own A block and sweeping micro-kernel tiles. k blocks run in
+// ascending order and continue from the stored partial sums, so every element
+// sees the reference's fma chain; no thread ever takes part of an element's k.
+#include "backend/cpu/gemm.hpp"
+
+#include "backend/cpu/micro_kernel.hpp"
+#include "backend/cpu/pack.hpp"
+#include "core/thread_pool.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace topos::detail {
+namespace {
+
+constexpr std::size_t largest_tile = 12 * 32;
+
+std::size_t divide_up(std::size_t a, std::size_t b) {
+    return (a + b - 1) / b;
+}
+
+std::size_t round_up(std::size_t a, std::size_t multiple) {
+    return divide_up(a, multiple) * multiple;
+}
+
+// One matrix triple of a batch.
+template <Element T>
+struct Product {
+    const MicroKernel<T>& kernel;
+    Plane<T> a;
+    Plane<T> b;
+    T* c;
+    std::size_t c_row_stride;
+    std::size_t rows;
+    std::size_t depth;
+    std::size_t columns;
+};
+
+// A packed k block of B: columns [first, first + count) of the product, depth
+// [depth_first, depth_first + depth).
+template <Element T>
+struct PackedB {
+    const T* data;
+    std::size_t first;
+    std::size_t count;
+    std::size_t depth_first;
+    std::size_t depth;
+};
+
+// A tile at the matrix's edge: computed in a full-size scratch tile, of which
+// only the rows x columns inside the matrix are stored.
+template <Element T>
+void edge_tile(const MicroKernel<T>& kernel,
+               const T* a_panel,
+               const T* b_panel,
+               std::size_t depth,
+               T* c,
+               std::size_t c_row_stride,
+               std::size_t rows,
+               std::size_t columns,
+               bool accumulate) {
+    std::array<T, largest_tile> scratch{};
+    for (std::size_t r = 0; r < rows && accumulate; ++r) {
+        std::copy_n(c + r * c_row_stride, columns, scratch.data() + r * kernel.columns);
+    }
+    kernel.tile(depth, a_panel, b_panel, scratch.data(), kernel.columns, accumulate);
+    for (std::size_t r = 0; r < rows; ++r) {
+        std::copy_n(scratch.data() + r * kernel.columns, columns, c + r * c_row_stride);
+    }
+}
+
+// Rows [row_first, row_first + row_count) times the packed B's columns
+// [column_first, column_first + column_count) (relative to the block).
+template <Element T>
+void multiply_tile(const Product<T>& product,
+                   const PackedB<T>& b,
+                   std::size_t row_first,
+                   std::size_t row_count,
+                   std::size_t column_first,
+                   std::size_t column_count) {
+    const MicroKernel<T>& kernel = product.kernel;
+    T* packed_a = pack_buffer<T>(PackSide::A, round_up(row_count, kernel.rows) * b.depth);
+    pack_a(product.a, row_first, row_count, b.depth_first, b.depth, kernel.rows, packed_a);
+    const bool accumulate = b.depth_first > 0;
+    const std::size_t column_end = column_first + column_count;
+    for (std::size_t j = column_first; j < column_end; j += kernel.columns) {
+        const std::size_t columns = std::min(kernel.columns, column_end - j);
+        const T* b_panel = b.data + j * b.depth;
+        for (std::size_t i = 0; i < row_count; i += kernel.rows) {
+            const std::size_t rows = std::min(kernel.rows, row_count - i);
+            const T* a_panel = packed_a + i * b.depth;
+            T* c = product.c + (row_first + i) * product.c_row_stride + b.first + j;
+            if (rows == kernel.rows && columns == kernel.columns) {
+                kernel.tile(b.depth, a_panel, b_panel, c, product.c_row_stride, accumulate);
+            } else {
+                edge_tile(kernel,
+                          a_panel,
+                          b_panel,
+                          b.depth,
+                          c,
+                          product.c_row_stride,
+                          rows,
+                          columns,
+                          accumulate);
+            }
+        }
+    }
+}
+
+// An extent cut into `parts` near-equal ranges of whole units (micro-kernel
+// rows or columns); only the last unit may be short.
+struct Partition {
+    std::size_t extent;
+    std::size_t unit;
+    std::size_t parts;
+
+    std::size_t first(std::size_t part) const {
+        return part * divide_up(extent, unit) / parts * unit;
+    }
+
+    std::size_t count(std::size_t part) const {
+        return std::min(extent, first(part + 1)) - first(part);
+    }
+};
+
+// How a k block's output is cut into independent tiles for `threads` threads:
+// row blocks of at most the kernel's row_block rows, a multiple of the thread
+// count of them; a matrix too short for that is cut across columns as well.
+struct TileGrid {
+    Partition rows;
+    Partition columns;
+};
+
+template <Element T>
+TileGrid tile_grid(const MicroKernel<T>& kernel,
+                   std::size_t rows,
+                   std::size_t columns,
+                   std::size_t threads) {
+    const std::size_t row_units = divide_up(rows, kernel.rows);
+    std::size_t row_blocks = divide_up(rows, kernel.row_block);
+    if (threads > 1 && row_blocks >= threads) {
+        row_blocks = round_up(row_blocks, threads);
+    }
+    row_blocks = std::min(row_blocks, row_units);
+    const std::size_t column_units = divide_up(columns, kernel.columns);
+    const std::size_t column_splits = row_blocks < threads ? std::min(threads, column_units) : 1;
+    return {{rows, kernel.rows, row_blocks}, {columns, kernel.columns, column_splits}};
+}
+
+template <Element T>
+void multiply_k_block(const Product<T>& product, const PackedB<T>& b, std::size_t threads) {
+    const TileGrid grid = tile_grid(product.kernel, product.rows, b.count, threads);
+    const std::size_t splits = grid.columns.parts;
+    ThreadPool::instance().run(grid.rows.parts * splits, [&](std::size_t task) {
+        const std::size_t row_part = task / splits;
+        const std::size_t column_part = task % splits;
+        multiply_tile(product,
+                      b,
+                      grid.rows.first(row_part),
+                      grid.rows.count(row_part),
+                      grid.columns.first(column_part),
+                      grid.columns.count(column_part));
+    });
+}
+
+template <Element T>
+void multiply(const Product<T>& product, std::size_t threads) {
+    const MicroKernel<T>& kernel = product.kernel;
+    for (std::size_t jc = 0; jc < product.columns; jc += kernel.column_block) {
+        const std::size_t nc = std::min(kernel.column_block, product.columns - jc);
+        for (std::size_t pc = 0; pc < product.depth; pc += kernel.depth_block) {
+            const std::size_t kc = std::min(kernel.depth_block, product.depth - pc);
+            T* packed = pack_buffer<T>(PackSide::B, round_up(nc, kernel.columns) * kc);
+            pack_b(product.b, pc, kc, jc, nc, kernel.columns, packed);
+            multiply_k_block(product, PackedB<T>{packed, jc, nc, pc, kc}, threads);
+        }
+    }
+}
+
+template <Element T>
+void fill_zeros(GemmExtents e, MatrixTarget<T> c) {
+    for (std::size_t batch = 0; batch < e.batches; ++batch) {
+        for (std::size_t i = 0; i < e.rows; ++i) {
+            T* row = c.data + static_cast<std::ptrdiff_t>(batch) * c.batch_stride +
+                     static_cast<std::ptrdiff_t>(i) * c.row_stride;
+            std::fill_n(row, e.columns, T{0});
+        }
+    }
+}
+
+template <Element T>
+MicroKernel<T> micro_kernel(GemmIsa isa) {
+    switch (isa) {
+        case GemmIsa::Portable:
+            return portable_micro_kernel<T>();
+#if defined(__x86_64__)
+        case GemmIsa::Avx2:
+            return avx2_micro_kernel<T>();
+        case GemmIsa::Avx512:
+            return avx512_micro_kernel<T>();
+#else
+        case GemmIsa::Avx2:
+        case GemmIsa::Avx512:
+            break;
+#endif
+    }
+    return portable_micro_kernel<T>();
+}
+
+std::vector<GemmIsa> detect_isas() {
+    std::vector<GemmIsa> isas{GemmIsa::Portable};
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        isas.push_back(GemmIsa::Avx2);
+    }
+    if (__builtin_cpu_supports("avx512f")) {
+        isas.push_back(GemmIsa::Avx512);
+    }
+#endif
+    return isas;
+}
+
+}  // namespace
+
+const char* gemm_isa_name(GemmIsa isa) {
+    switch (isa) {
+        case GemmIsa::Portable:
+            return "portable";
+        case GemmIsa::Avx2:
+            return "avx2";
+        case GemmIsa::Avx512:
+            return "avx512";
+    }
+    return "unknown";
+}
+
+std::span<const GemmIsa> available_gemm_isas() {
+    static const std::vector<GemmIsa> isas = detect_isas();
+    return isas;
+}
+
+GemmIsa best_gemm_isa() {
+    return available_gemm_isas().back();
+}
+
+template <Element T>
+void gemm_with(GemmIsa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
+    if (e.batches == 0 || e.rows == 0 || e.columns == 0) {
+        return;
+    }
+    if (e.depth == 0) {
+        fill_zeros(e, c);
+        return;
+    }
+    const MicroKernel<T> kernel = micro_kernel<T>(isa);
+    const auto product_of = [&](std::size_t batch) {
+        const auto at = static_cast<std::ptrdiff_t>(batch);
+        return Product<T>{kernel,
+                          plane_of(a, batch),
+                          plane_of(b, batch),
+                          c.data + at * c.batch_stride,
+                          static_cast<std::size_t>(c.row_stride),
+                          e.rows,
+                          e.depth,
+                          e.columns};
+    };
+    const std::size_t threads = ThreadPool::instance().thread_count();
+    const bool batches_in_parallel =
+        e.batches >= threads && tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;
+    if (batches_in_parallel) {
+        ThreadPool::instance().run(e.batches,
+                                   [&](std::size_t batch) { multiply(product_of(batch), 1); });
+        return;
+    }
+    for (std::size_t batch = 0; batch < e.batches; ++batch) {
+        multiply(product_of(batch), threads);
+    }
+}
+
+template <Element T>
+void gemm(GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
+    static const GemmIsa isa = best_gemm_isa();
+    gemm_with(isa, extents, a, b, c);
+}
+
+template void gemm<float>(GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
+template void gemm<double>(GemmExtents,
+                           MatrixView<double>,
+                           MatrixView<double>,
+                           MatrixTarget<double>);
+template void gemm_with<float>(
+    GemmIsa, GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
+template void gemm_with<double>(
+    GemmIsa, GemmExtents, MatrixView<double>, MatrixView<double>, MatrixTarget<double>);
+
+}  // namespace topos::detail

@@ -1,0 +1,99 @@
+// Packing A and B blocks into micro-kernel panels; see pack.hpp.
+#include "backend/cpu/pack.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <new>
+
+namespace topos::detail {
+namespace {
+
+constexpr std::align_val_t pack_alignment{64};
+
+template <Element T>
+class GrowingBuffer {
+public:
+    T* reserve(std::size_t elements) {
+        if (elements > capacity_) {
+            data_.reset(static_cast<T*>(::operator new(elements * sizeof(T), pack_alignment)));
+            capacity_ = elements;
+        }
+        return data_.get();
+    }
+
+private:
+    struct Release {
+        void operator()(T* data) const { ::operator delete(data, pack_alignment); }
+    };
+
+    std::unique_ptr<T, Release> data_;
+    std::size_t capacity_ = 0;
+};
+
+}  // namespace
+
+template <Element T>
+T* pack_buffer(PackSide side, std::size_t elements) {
+    thread_local GrowingBuffer<T> a_side;
+    thread_local GrowingBuffer<T> b_side;
+    return (side == PackSide::A ? a_side : b_side).reserve(elements);
+}
+
+template <Element T>
+void pack_a(Plane<T> a,
+            std::size_t row_first,
+            std::size_t rows,
+            std::size_t depth_first,
+            std::size_t depth,
+            std::size_t panel_rows,
+            T* out) {
+    for (std::size_t panel = 0; panel < rows; panel += panel_rows) {
+        const std::size_t filled = std::min(panel_rows, rows - panel);
+        for (std::size_t p = 0; p < depth; ++p) {
+            const T* column = a.at(row_first + panel, depth_first + p);
+            for (std::size_t r = 0; r < filled; ++r) {
+                out[r] = column[static_cast<std::ptrdiff_t>(r) * a.row_stride];
+            }
+            std::fill(out + filled, out + panel_rows, T{0});
+            out += panel_rows;
+        }
+    }
+}
+
+template <Element T>
+void pack_b(Plane<T> b,
+            std::size_t depth_first,
+            std::size_t depth,
+            std::size_t column_first,
+            std::size_t columns,
+            std::size_t panel_columns,
+            T* out) {
+    for (std::size_t panel = 0; panel < columns; panel += panel_columns) {
+        const std::size_t filled = std::min(panel_columns, columns - panel);
+        for (std::size_t p = 0; p < depth; ++p) {
+            const T* row = b.at(depth_first + p, column_first + panel);
+            if (b.column_stride == 1) {
+                std::copy_n(row, filled, out);
+            } else {
+                for (std::size_t j = 0; j < filled; ++j) {
+                    out[j] = row[static_cast<std::ptrdiff_t>(j) * b.column_stride];
+                }
+            }
+            std::fill(out + filled, out + panel_columns, T{0});
+            out += panel_columns;
+        }
+    }
+}
+
+template float* pack_buffer<float>(PackSide, std::size_t);
+template double* pack_buffer<double>(PackSide, std::size_t);
+template void pack_a<float>(
+    Plane<float>, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, float*);
+template void pack_a<double>(
+    Plane<double>, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, double*);
+template void pack_b<float>(
+    Plane<float>, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, float*);
+template void pack_b<double>(
+    Plane<double>, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, double*);
+
+}  // namespace topos::detail

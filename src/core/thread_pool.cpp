@@ -1,0 +1,154 @@
+// The thread pool: one region at a time, inline when busy or nested.
+#include "core/thread_pool.hpp"
+
+#include <topos/run/threads.hpp>
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+namespace topos::detail {
+namespace {
+
+// True on a pool worker, and on a caller while its region runs.
+thread_local bool inside_region = false;
+
+std::size_t hardware_thread_count() {
+    const unsigned count = std::thread::hardware_concurrency();
+    return count == 0 ? 1 : count;
+}
+
+}  // namespace
+
+ThreadPool& ThreadPool::instance() {
+    static ThreadPool pool(default_thread_count());
+    return pool;
+}
+
+std::size_t ThreadPool::default_thread_count() {
+    const char* text = std::getenv("TOPOS_THREADS");
+    if (text != nullptr) {
+        std::size_t count = 0;
+        const char* end = text + std::strlen(text);
+        const auto [stop, error] = std::from_chars(text, end, count);
+        if (error == std::errc{} && stop == end && count > 0) {
+            return count;
+        }
+    }
+    return hardware_thread_count();
+}
+
+ThreadPool::ThreadPool(std::size_t threads) {
+    start_workers(threads > 0 ? threads - 1 : 0);
+}
+
+ThreadPool::~ThreadPool() {
+    const std::lock_guard region(region_);
+    stop_workers();
+}
+
+std::size_t ThreadPool::thread_count() const {
+    const std::lock_guard state(state_);
+    return workers_.size() + 1;
+}
+
+void ThreadPool::resize(std::size_t threads) {
+    const std::lock_guard region(region_);
+    stop_workers();
+    start_workers(threads > 0 ? threads - 1 : 0);
+}
+
+void ThreadPool::start_workers(std::size_t workers) {
+    const std::lock_guard state(state_);
+    stopping_ = false;
+    for (std::size_t i = 0; i < workers; ++i) {
+        workers_.emplace_back([this, seen = generation_] { work(seen); });
+    }
+}
+
+void ThreadPool::stop_workers() {
+    std::vector<std::thread> leaving;
+    {
+        const std::lock_guard state(state_);
+        stopping_ = true;
+        leaving.swap(workers_);
+    }
+    wake_.notify_all();
+    for (std::thread& worker : leaving) {
+        worker.join();
+    }
+}
+
+void ThreadPool::run_tasks(std::size_t count, TaskRef task) {
+    const bool alone = count <= 1 || inside_region || !region_.try_lock();
+    if (alone) {
+        for (std::size_t i = 0; i < count; ++i) {
+            task(i);
+        }
+        return;
+    }
+    const std::lock_guard region(region_, std::adopt_lock);
+    {
+        const std::lock_guard state(state_);
+        task_ = task;
+        std::fegetenv(&environment_);
+        count_ = count;
+        next_.store(0, std::memory_order_relaxed);
+        workers_in_region_ = workers_.size();
+        ++generation_;
+    }
+    wake_.notify_all();
+    inside_region = true;
+    take_tasks();
+    inside_region = false;
+    std::unique_lock state(state_);
+    done_.wait(state, [this] { return workers_in_region_ == 0; });
+}
+
+void ThreadPool::take_tasks() {
+    for (std::size_t i = next_.fetch_add(1, std::memory_order_relaxed); i < count_;
+         i = next_.fetch_add(1, std::memory_order_relaxed)) {
+        task_(i);
+    }
+}
+
+void ThreadPool::take_tasks_in_callers_environment() {
+    std::fenv_t own;
+    std::fegetenv(&own);
+    std::fesetenv(&environment_);
+    take_tasks();
+    std::fesetenv(&own);
+}
+
+void ThreadPool::work(std::uint64_t seen_generation) {
+    inside_region = true;
+    std::unique_lock state(state_);
+    while (true) {
+        wake_.wait(state, [&] { return stopping_ || generation_ != seen_generation; });
+        if (stopping_) {
+            return;
+        }
+        seen_generation = generation_;
+        state.unlock();
+        take_tasks_in_callers_environment();
+        state.lock();
+        if (--workers_in_region_ == 0) {
+            done_.notify_one();
+        }
+    }
+}
+
+}  // namespace topos::detail
+
+namespace topos {
+
+std::size_t threads() {
+    return detail::ThreadPool::instance().thread_count();
+}
+
+void set_threads(std::size_t count) {
+    const std::size_t wanted = count > 0 ? count : detail::ThreadPool::default_thread_count();
+    detail::ThreadPool::instance().resize(wanted);
+}
+
+}  // namespace topos

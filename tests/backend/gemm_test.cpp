@@ -1,0 +1,152 @@
+// The exact GEMM equals the plain reference loop bit for bit: random shapes
+// (edge tiles, m/n/k of 1, primes, k across block boundaries), transposed and
+// batch-shared operands, float and double, every micro-kernel this processor
+// runs and several thread counts.
+#include "support/bit_equal.hpp"
+#include "support/gemm_cases.hpp"
+#include <topos/run/threads.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cfenv>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace topos {
+namespace {
+
+using detail::GemmIsa;
+using test::GemmCase;
+
+// Restores the default thread count when a test ends.
+struct ThreadCountGuard {
+    ~ThreadCountGuard() { set_threads(0); }
+};
+
+std::string describe(const GemmCase& c, GemmIsa isa, std::size_t threads) {
+    return std::string(detail::gemm_isa_name(isa)) + ", " + std::to_string(threads) +
+           " threads, batches " + std::to_string(c.batches) + ", m " + std::to_string(c.rows) +
+           ", k " + std::to_string(c.depth) + ", n " + std::to_string(c.columns) +
+           (c.transpose_a ? ", A transposed" : "") + (c.transpose_b ? ", B transposed" : "") +
+           (c.shared_b ? ", B shared" : "");
+}
+
+template <Element T>
+void expect_reference_bits(const GemmCase& c, std::mt19937& generator) {
+    const test::GemmOperands<T> operands = test::gemm_operands<T>(c, generator);
+    const Tensor<T> expected = test::reference_product(c, operands);
+    for (const std::size_t threads : {1, 2, 3}) {
+        set_threads(threads);
+        for (const GemmIsa isa : detail::available_gemm_isas()) {
+            SCOPED_TRACE(describe(c, isa, threads));
+            test::expect_bit_equal(test::gemm_product(isa, c, operands), expected);
+        }
+    }
+}
+
+// Extents that make edge tiles for every micro-kernel (tiles of 4, 6 and 12
+// rows, 4 to 32 columns) and primes.
+std::size_t random_extent(std::mt19937& generator) {
+    static constexpr std::size_t extents[] = {1,  2,  3,  4,  5,  6,  7,  8,  11, 12, 13,
+                                              16, 17, 23, 24, 25, 31, 32, 33, 47, 61};
+    return extents[generator() % std::size(extents)];
+}
+
+GemmCase random_case(std::mt19937& generator) {
+    GemmCase c{};
+    c.batches = 1 + generator() % 3;
+    c.rows = random_extent(generator);
+    c.depth = random_extent(generator);
+    c.columns = random_extent(generator);
+    c.transpose_a = generator() % 2 == 1;
+    c.transpose_b = generator() % 2 == 1;
+    c.shared_b = generator() % 3 == 0;
+    return c;
+}
+
+template <class T>
+class ExactGemm : public ::testing::Test {};
+
+using Elements = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ExactGemm, Elements);
+
+TYPED_TEST(ExactGemm, EqualsTheReferenceLoopOnRandomShapes) {
+    const ThreadCountGuard guard;
+    std::mt19937 generator(20261130);
+    for (int trial = 0; trial < 60; ++trial) {
+        expect_reference_bits<TypeParam>(random_case(generator), generator);
+    }
+}
+
+TYPED_TEST(ExactGemm, EqualsTheReferenceLoopAcrossBlockBoundaries) {
+    const ThreadCountGuard guard;
+    std::mt19937 generator(7);
+    // More rows than a row block, k across two and three k blocks, more
+    // columns than a column block, and a batch of products too short to split.
+    const GemmCase cases[] = {
+        {1, 131, 263, 37, false, false, false},
+        {1, 29, 517, 19, true, true, false},
+        {2, 3, 5, 4099, false, true, false},
+        {1, 1, 1, 1, false, false, false},
+        {9, 7, 300, 13, false, false, true},
+        {1, 1, 257, 300, true, false, false},
+    };
+    for (const GemmCase& c : cases) {
+        expect_reference_bits<TypeParam>(c, generator);
+    }
+}
+
+TYPED_TEST(ExactGemm, EqualsTheReferenceLoopUnderADirectedRoundingMode) {
+    const ThreadCountGuard guard;
+    std::mt19937 generator(11);
+    ASSERT_EQ(std::fesetround(FE_UPWARD), 0);
+    expect_reference_bits<TypeParam>({2, 67, 41, 45, false, true, false}, generator);
+    std::fesetround(FE_TONEAREST);
+}
+
+TYPED_TEST(ExactGemm, StartsEverySumAtPositiveZero) {
+    const ThreadCountGuard guard;
+    // (-0) x 1 is -0; fma(-0, 1, +0) is +0, a plain first product would keep -0.
+    const GemmCase c{2, 9, 5, 17, false, false, false};
+    std::mt19937 generator(1);
+    test::GemmOperands<TypeParam> operands = test::gemm_operands<TypeParam>(c, generator);
+    std::fill(operands.a.begin(), operands.a.end(), TypeParam{-0.0});
+    std::fill(operands.b.begin(), operands.b.end(), TypeParam{1});
+    for (const GemmIsa isa : detail::available_gemm_isas()) {
+        SCOPED_TRACE(detail::gemm_isa_name(isa));
+        const Tensor<TypeParam> product = test::gemm_product(isa, c, operands);
+        for (const TypeParam value : product.data()) {
+            ASSERT_EQ(test::bits_of(value), test::bits_of(TypeParam{0}));
+        }
+    }
+}
+
+TYPED_TEST(ExactGemm, WritesPositiveZerosWhenTheInnerExtentIsZero) {
+    const GemmCase c{2, 3, 0, 4, false, false, false};
+    std::mt19937 generator(2);
+    const test::GemmOperands<TypeParam> operands = test::gemm_operands<TypeParam>(c, generator);
+    for (const GemmIsa isa : detail::available_gemm_isas()) {
+        test::expect_bit_equal(test::gemm_product(isa, c, operands),
+                               Tensor<TypeParam>::filled({2, 3, 4}, TypeParam{0}));
+    }
+}
+
+TEST(ExactGemm, ChoosesTheFastestAvailableMicroKernel) {
+    const auto isas = detail::available_gemm_isas();
+    ASSERT_FALSE(isas.empty());
+    EXPECT_EQ(isas.front(), GemmIsa::Portable);
+    EXPECT_EQ(detail::best_gemm_isa(), isas.back());
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    const bool has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    EXPECT_EQ(std::find(isas.begin(), isas.end(), GemmIsa::Avx2) != isas.end(), has_avx2);
+    EXPECT_EQ(std::find(isas.begin(), isas.end(), GemmIsa::Avx512) != isas.end(),
+              __builtin_cpu_supports("avx512f") != 0);
+#endif
+}
+
+}  // namespace
+}  // namespace topos
