@@ -91,9 +91,10 @@ private:
     const T* image_;
 };
 
-constexpr std::size_t rows_per_tile = 64;
+constexpr std::size_t rows_per_tile = 256;
 
-// out [P, O] = windows [P, K] x matrix [K, O], a tile of one line's rows at a time.
+// out [P, O] = windows [P, K] x matrix [K, O], a tile of rows at a time: the
+// tile is filled line by line, then multiplied by the exact GEMM.
 template <Element T>
 void forward_product(const WindowProductGeometry& geometry,
                      const T* image,
@@ -106,9 +107,13 @@ void forward_product(const WindowProductGeometry& geometry,
     thread_local std::vector<T> tile;
     tile.resize(rows_per_tile * depth);
     for (std::size_t first = 0; first < rows;) {
-        const std::size_t line_left = g.count[1] - first % g.count[1];
-        const std::size_t count = std::min(rows_per_tile, line_left);
-        patches.line(first, count, tile.data());
+        const std::size_t count = std::min(rows_per_tile, rows - first);
+        for (std::size_t filled = 0; filled < count;) {
+            const std::size_t row = first + filled;
+            const std::size_t segment = std::min(count - filled, g.count[1] - row % g.count[1]);
+            patches.line(row, segment, tile.data() + filled * depth);
+            filled += segment;
+        }
         multiply_matrices(
             tile.data(), matrix, out + first * geometry.columns, count, depth, geometry.columns);
         first += count;
