@@ -15,7 +15,7 @@ namespace topos::detail {
 namespace {
 
 bool serves(const Node& node, std::span<const Shape> operands, Precision) {
-    return cuda::device_present() && cuda::implements(node, operands);
+    return cuda::device_present() && cuda::worth_serving(node, operands);
 }
 
 // Uploads the operands, runs the node on the device, downloads the result.

@@ -43,6 +43,25 @@ constexpr std::array served = {
     Opcode::BroadcastAlong,
 };
 
+// Below these sizes a launch (and the transfers around a mixed plan) costs more
+// than the reference kernel, and small plans keep the reference's bits.
+constexpr std::size_t smallest_product = 64 * 64 * 64;  // multiply-adds
+constexpr std::size_t smallest_map = 1 << 14;           // elements read or written
+
+std::size_t multiply_adds(std::span<const Shape> operands) {
+    const Shape& a = operands[0];
+    return a.elements() * operands[1][a.rank() - 1];
+}
+
+// The most elements the node reads from one operand or writes.
+std::size_t elements_touched(const Node& node, std::span<const Shape> operands) {
+    std::size_t most = node.shape().elements();
+    for (const Shape& operand : operands) {
+        most = std::max(most, operand.elements());
+    }
+    return most;
+}
+
 std::optional<UnaryOp> unary_op(Opcode opcode) {
     switch (opcode) {
         case Opcode::Neg:
@@ -174,14 +193,17 @@ std::span<const Opcode> device_opcodes() {
     return served;
 }
 
-bool implements(const Node& node, std::span<const Shape> operands) {
+bool worth_serving(const Node& node, std::span<const Shape> operands) {
     if (std::find(served.begin(), served.end(), node.opcode()) == served.end()) {
         return false;
     }
     if (node.shape().rank() > max_rank) {
         return false;
     }
-    return node.opcode() != Opcode::MatMul || fits_cublas(operands);
+    if (node.opcode() == Opcode::MatMul) {
+        return fits_cublas(operands) && multiply_adds(operands) >= smallest_product;
+    }
+    return elements_touched(node, operands) >= smallest_map;
 }
 
 template <Element T>

@@ -12,8 +12,10 @@ namespace topos::detail::cuda {
 // The opcodes the device kernels implement (under some attributes).
 std::span<const Opcode> device_opcodes();
 
-// Whether the device kernels implement `node` with these operand shapes.
-bool implements(const Node& node, std::span<const Shape> operands);
+// Whether the device kernels implement `node` with these operand shapes and
+// it is large enough to gain from the device (products of 64^3 multiply-adds,
+// other operations touching 2^14 elements).
+bool worth_serving(const Node& node, std::span<const Shape> operands);
 
 // Runs `node` on the device: the operands' data and `out` are device pointers.
 template <Element T>
