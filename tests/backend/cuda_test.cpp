@@ -19,6 +19,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace topos {
@@ -52,10 +53,8 @@ Outcome<T> run_both(const Network<T>& network,
     const auto fast = network.entry(roots).numerics(Numerics::Fast).elect_patterns(elect).lower();
     const auto exact = network.entry(roots).numerics(Numerics::Exact).lower();
     Outcome<T> outcome;
-    const Run<T>* fast_run = nullptr;
-    std::optional<Run<T>> kept;
-    outcome.tally = Backend::tallied([&] { kept = fast.forward(network.parameters()); });
-    fast_run = &*kept;
+    std::optional<Run<T>> fast_run;
+    outcome.tally = Backend::tallied([&] { fast_run = fast.forward(network.parameters()); });
     const Run<T> exact_run = exact.forward(network.parameters());
     for (const Symbol& root : roots) {
         outcome.fast.push_back(fast_run->of(root));
