@@ -3,6 +3,7 @@
 add_library(topos_sanitizers INTERFACE)
 if(TOPOS_SANITIZE)
     set(topos_sanitize_flags -fsanitize=${TOPOS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
-    target_compile_options(topos_sanitizers INTERFACE ${topos_sanitize_flags})
+    target_compile_options(topos_sanitizers INTERFACE
+        $<$<COMPILE_LANGUAGE:CXX>:${topos_sanitize_flags}>)
     target_link_options(topos_sanitizers INTERFACE ${topos_sanitize_flags})
 endif()

@@ -1,12 +1,17 @@
 # topos_warnings: the warning set every target of the project compiles with.
 add_library(topos_warnings INTERFACE)
 target_compile_options(topos_warnings INTERFACE
-    -Wall -Wextra -Wpedantic -Werror=switch
-    $<$<BOOL:${TOPOS_WARNINGS_AS_ERRORS}>:-Werror>)
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror=switch>
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${TOPOS_WARNINGS_AS_ERRORS}>>:-Werror>
+    # CUDA sources (src/backend/cuda/): the host compiler's warnings, and nvcc's own.
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>
+    $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${TOPOS_WARNINGS_AS_ERRORS}>>:-Werror=all-warnings>)
 
 # topos_exact_floating_point: what exactness needs of every file that computes
 # (see docs/exact-math.md): no silent contraction of a * b + c into fma, and
 # never fast-math. The library and everything of the project that includes its
 # private headers link it.
 add_library(topos_exact_floating_point INTERFACE)
-target_compile_options(topos_exact_floating_point INTERFACE -ffp-contract=off -fno-fast-math)
+# CUDA kernels serve only Numerics::Fast, so the flags are the C++ compiler's.
+target_compile_options(topos_exact_floating_point INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off -fno-fast-math>)

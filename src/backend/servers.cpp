@@ -6,10 +6,16 @@ namespace topos::detail {
 #if TOPOS_HAS_BLAS
 const Server& blas_server();
 #endif
+#if TOPOS_HAS_CUDA
+const Server& cuda_server();
+#endif
 
 std::span<const Server* const> servers() {
     static const std::vector<const Server*> compiled_in = [] {
         std::vector<const Server*> list;
+#if TOPOS_HAS_CUDA
+        list.push_back(&cuda_server());  // first: a plan it serves stays on the device
+#endif
 #if TOPOS_HAS_BLAS
         list.push_back(&blas_server());
 #endif

@@ -1,12 +1,17 @@
 #include "core/tensor_access.hpp"
 #include "graph/describe.hpp"
-#include "pattern/catalog.hpp"
+#include "plan/host_steps.hpp"
 #include "plan/plan_state.hpp"
 #include "run/interpreter.hpp"
+#include <topos/config.hpp>
 #include <topos/core/error.hpp>
 #include <topos/plan/plan.hpp>
 
 #include <sstream>
+
+#if TOPOS_HAS_CUDA
+#include "backend/cuda/device_run.hpp"
+#endif
 
 namespace topos {
 namespace {
@@ -86,13 +91,18 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
     return sources;
 }
 
+// Runs every step: on the device when the CUDA backend serves some of them
+// (the steps it declines still run on the host), else on the host.
 template <Element T>
-void tally_step(Tally& tally, const detail::Step<T>& step) {
-    const std::string_view formula = detail::op_info(step.node->opcode()).name;
-    if (step.server != nullptr) {
-        tally.add(formula, detail::precision_of<T>(), step.server->name, step.server->fidelity);
-    } else {
-        tally.add(formula, detail::precision_of<T>(), detail::reference_name, Fidelity::Exact);
+void execute(const detail::HostMemory<T>& memory) {
+#if TOPOS_HAS_CUDA
+    if (detail::cuda::runs_on_device(memory.plan)) {
+        detail::cuda::execute_on_device(memory);
+        return;
+    }
+#endif
+    for (const detail::Step<T>& step : memory.plan.steps) {
+        detail::run_host_step(memory, step);
     }
 }
 
@@ -138,61 +148,7 @@ Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>
             stored[slot] = detail::TensorAccess::allocate<T>(node.shape().elements());
         }
     }
-    const auto address = [&](const detail::Location& location) -> T* {
-        switch (location.kind) {
-            case detail::Location::Kind::Arena:
-                return arena.data() + location.index;
-            case detail::Location::Kind::Stored:
-                return stored[location.index].get();
-            case detail::Location::Kind::Source:
-                break;
-        }
-        return nullptr;
-    };
-    const auto read_address = [&](const detail::Location& location) -> const T* {
-        return location.kind == detail::Location::Kind::Source
-                   ? sources[location.index]->data().data()
-                   : address(location);
-    };
-    std::array<detail::View<T>, Node::max_operands> views{};
-    std::vector<const T*> inputs;
-    std::vector<T*> results;
-    for (const detail::Step<T>& step : plan.steps) {
-        if (step.election >= 0) {
-            const auto e = static_cast<std::size_t>(step.election);
-            const detail::ElectionLocations& locations = plan.election_locations[e];
-            inputs.clear();
-            results.clear();
-            for (const detail::Location& location : locations.inputs) {
-                inputs.push_back(read_address(location));
-            }
-            for (const std::optional<detail::Location>& location : locations.results) {
-                results.push_back(location ? address(*location) : nullptr);
-            }
-            detail::run_match<T>(plan.elections[e].match, inputs, results);
-            if (Tally* tally = detail::active_tally()) {
-                tally->add(name_of(plan.patterns[e].formula()),
-                           detail::precision_of<T>(),
-                           detail::reference_name,
-                           Fidelity::Exact);
-            }
-            continue;
-        }
-        const std::span<const std::uint32_t> operands = step.node->operands();
-        for (std::size_t i = 0; i < operands.size(); ++i) {
-            const detail::Location& location = step.operands[i];
-            const T* data = location.kind == detail::Location::Kind::Source
-                                ? sources[location.index]->data().data()
-                                : address(location);
-            views[i] = {data, &plan.network->spec.nodes[operands[i]].shape()};
-        }
-        step.kernel(*step.node,
-                    std::span<const detail::View<T>>(views.data(), operands.size()),
-                    address(step.output));
-        if (Tally* tally = detail::active_tally()) {
-            tally_step(*tally, step);
-        }
-    }
+    execute(detail::HostMemory<T>{plan, sources, arena, stored});
     std::vector<Tensor<T>> values;
     values.reserve(stored.size());
     for (std::size_t slot = 0; slot < stored.size(); ++slot) {

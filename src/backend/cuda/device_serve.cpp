@@ -1,0 +1,246 @@
+#include "backend/cuda/device_serve.hpp"
+
+#include "backend/cuda/device_kernels.hpp"
+#include "ops/common.hpp"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <optional>
+
+namespace topos::detail::cuda {
+namespace {
+
+static_assert(Shape::max_rank <= max_rank, "a permutation's walk holds every axis");
+
+constexpr std::array served = {
+    Opcode::Add,
+    Opcode::Sub,
+    Opcode::Mul,
+    Opcode::Div,
+    Opcode::Maximum,
+    Opcode::Minimum,
+    Opcode::Compare,
+    Opcode::Select,
+    Opcode::Neg,
+    Opcode::Abs,
+    Opcode::Sign,
+    Opcode::Exp,
+    Opcode::Expm1,
+    Opcode::Log,
+    Opcode::Log1p,
+    Opcode::Sqrt,
+    Opcode::Rsqrt,
+    Opcode::Square,
+    Opcode::Sin,
+    Opcode::Cos,
+    Opcode::Tanh,
+    Opcode::Sigmoid,
+    Opcode::MatMul,
+    Opcode::Sum,
+    Opcode::Max,
+    Opcode::LogSoftmax,
+    Opcode::Reshape,
+    Opcode::Permute,
+    Opcode::BroadcastAlong,
+};
+
+// Below these sizes a launch (and the transfers around a mixed plan) costs more
+// than the reference kernel, and small plans keep the reference's bits.
+constexpr std::size_t smallest_product = 64 * 64 * 64;  // multiply-adds
+constexpr std::size_t smallest_map = 1 << 14;           // elements read or written
+
+std::size_t multiply_adds(std::span<const Shape> operands) {
+    const Shape& a = operands[0];
+    return a.elements() * operands[1][a.rank() - 1];
+}
+
+// The most elements the node reads from one operand or writes.
+std::size_t elements_touched(const Node& node, std::span<const Shape> operands) {
+    std::size_t most = node.shape().elements();
+    for (const Shape& operand : operands) {
+        most = std::max(most, operand.elements());
+    }
+    return most;
+}
+
+std::optional<UnaryOp> unary_op(Opcode opcode) {
+    switch (opcode) {
+        case Opcode::Neg:
+            return UnaryOp::Neg;
+        case Opcode::Abs:
+            return UnaryOp::Abs;
+        case Opcode::Sign:
+            return UnaryOp::Sign;
+        case Opcode::Exp:
+            return UnaryOp::Exp;
+        case Opcode::Expm1:
+            return UnaryOp::Expm1;
+        case Opcode::Log:
+            return UnaryOp::Log;
+        case Opcode::Log1p:
+            return UnaryOp::Log1p;
+        case Opcode::Sqrt:
+            return UnaryOp::Sqrt;
+        case Opcode::Rsqrt:
+            return UnaryOp::Rsqrt;
+        case Opcode::Square:
+            return UnaryOp::Square;
+        case Opcode::Sin:
+            return UnaryOp::Sin;
+        case Opcode::Cos:
+            return UnaryOp::Cos;
+        case Opcode::Tanh:
+            return UnaryOp::Tanh;
+        case Opcode::Sigmoid:
+            return UnaryOp::Sigmoid;
+        default:
+            return std::nullopt;
+    }
+}
+
+BinaryOp comparison_op(Comparison direction) {
+    switch (direction) {
+        case Comparison::Equal:
+            return BinaryOp::Equal;
+        case Comparison::NotEqual:
+            return BinaryOp::NotEqual;
+        case Comparison::Less:
+            return BinaryOp::Less;
+        case Comparison::LessEqual:
+            return BinaryOp::LessEqual;
+        case Comparison::Greater:
+            return BinaryOp::Greater;
+        case Comparison::GreaterEqual:
+            return BinaryOp::GreaterEqual;
+    }
+    return BinaryOp::Equal;
+}
+
+std::optional<BinaryOp> binary_op(const Node& node) {
+    switch (node.opcode()) {
+        case Opcode::Add:
+            return BinaryOp::Add;
+        case Opcode::Sub:
+            return BinaryOp::Sub;
+        case Opcode::Mul:
+            return BinaryOp::Mul;
+        case Opcode::Div:
+            return BinaryOp::Div;
+        case Opcode::Maximum:
+            return BinaryOp::Maximum;
+        case Opcode::Minimum:
+            return BinaryOp::Minimum;
+        case Opcode::Compare:
+            return comparison_op(node.attributes_as<CompareAttributes>().direction);
+        default:
+            return std::nullopt;
+    }
+}
+
+Split split_of(AxisSplit split) {
+    return {split.outer, split.extent, split.inner};
+}
+
+// The axis a reduction or LogSoftmax works along, as a split of `shape`;
+// Sum without an axis sums everything.
+Split reduction_split(const Node& node, const Shape& shape) {
+    if (const auto* along = std::get_if<AxisAttributes>(&node.attributes())) {
+        return split_of(split_at(shape, along->axis));
+    }
+    return {1, shape.elements(), 1};
+}
+
+PermuteWalk permute_walk(const Node& node, const Shape& input) {
+    const Axes& order = node.attributes_as<PermuteAttributes>().order;
+    const auto input_strides = input.strides();
+    PermuteWalk walk{node.shape().rank(), {}, {}};
+    for (std::size_t axis = 0; axis < walk.rank; ++axis) {
+        walk.extents[axis] = node.shape()[axis];
+        walk.strides[axis] = input_strides[order[axis]];
+    }
+    return walk;
+}
+
+// cuBLAS takes int extents and batch counts.
+bool fits_cublas(std::span<const Shape> operands) {
+    const Shape& a = operands[0];
+    const std::size_t r = a.rank();
+    const std::size_t batches = a.elements() / std::max<std::size_t>(1, a[r - 2] * a[r - 1]);
+    const std::size_t limit = INT_MAX;
+    return a[r - 2] <= limit && a[r - 1] <= limit && operands[1][r - 1] <= limit &&
+           batches <= limit;
+}
+
+template <Element T>
+void product(std::span<const View<T>> operands, T* out) {
+    const Shape& a = *operands[0].shape;
+    const std::size_t r = a.rank();
+    std::size_t batches = 1;
+    for (std::size_t axis = 0; axis + 2 < r; ++axis) {
+        batches *= a[axis];
+    }
+    gemm(operands[0].data,
+         operands[1].data,
+         out,
+         batches,
+         a[r - 2],
+         a[r - 1],
+         (*operands[1].shape)[r - 1]);
+}
+
+}  // namespace
+
+std::span<const Opcode> device_opcodes() {
+    return served;
+}
+
+bool worth_serving(const Node& node, std::span<const Shape> operands) {
+    if (std::find(served.begin(), served.end(), node.opcode()) == served.end()) {
+        return false;
+    }
+    if (node.opcode() == Opcode::MatMul) {
+        return fits_cublas(operands) && multiply_adds(operands) >= smallest_product;
+    }
+    return elements_touched(node, operands) >= smallest_map;
+}
+
+template <Element T>
+void run_on_device(const Node& node, std::span<const View<T>> operands, T* out) {
+    const T* x = operands[0].data;
+    const std::size_t count = node.shape().elements();
+    if (const auto op = unary_op(node.opcode())) {
+        return unary(*op, x, out, count);
+    }
+    if (const auto op = binary_op(node)) {
+        return binary(*op, x, operands[1].data, out, count);
+    }
+    switch (node.opcode()) {
+        case Opcode::Select:
+            return select(x, operands[1].data, operands[2].data, out, count);
+        case Opcode::MatMul:
+            return product(operands, out);
+        case Opcode::Sum:
+            return sum_along(x, reduction_split(node, *operands[0].shape), out);
+        case Opcode::Max:
+            return max_along(x, reduction_split(node, *operands[0].shape), out);
+        case Opcode::LogSoftmax:
+            return log_softmax_along(x, reduction_split(node, *operands[0].shape), out);
+        case Opcode::BroadcastAlong:
+            return broadcast_along(
+                x,
+                split_of(split_at(node.shape(), node.attributes_as<BroadcastAttributes>().axis)),
+                out);
+        case Opcode::Reshape:
+            return copy(x, out, count);
+        case Opcode::Permute:
+            return permute(x, permute_walk(node, *operands[0].shape), out);
+        default:
+            throw std::logic_error("CUDA backend: asked to run an opcode it does not serve");
+    }
+}
+
+template void run_on_device(const Node&, std::span<const View<float>>, float*);
+template void run_on_device(const Node&, std::span<const View<double>>, double*);
+
+}  // namespace topos::detail::cuda

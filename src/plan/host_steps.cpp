@@ -1,0 +1,100 @@
+#include "plan/host_steps.hpp"
+
+#include "pattern/catalog.hpp"
+
+#include <array>
+#include <optional>
+#include <vector>
+
+namespace topos::detail {
+namespace {
+
+template <Element T>
+void run_election(const HostMemory<T>& memory, std::size_t e) {
+    const PlanState<T>& plan = memory.plan;
+    const ElectionLocations& locations = plan.election_locations[e];
+    thread_local std::vector<const T*> inputs;
+    thread_local std::vector<T*> results;
+    inputs.clear();
+    results.clear();
+    for (const Location& location : locations.inputs) {
+        inputs.push_back(memory.read_address(location));
+    }
+    for (const std::optional<Location>& location : locations.results) {
+        results.push_back(location ? memory.address(*location) : nullptr);
+    }
+    run_match<T>(plan.elections[e].match, inputs, results);
+    if (Tally* tally = active_tally()) {
+        tally->add(name_of(plan.patterns[e].formula()),
+                   precision_of<T>(),
+                   reference_name,
+                   Fidelity::Exact);
+    }
+}
+
+template <Element T>
+void run_kernel(const HostMemory<T>& memory, const Step<T>& step) {
+    const std::vector<Node>& nodes = memory.plan.network->spec.nodes;
+    const std::span<const std::uint32_t> operands = step.node->operands();
+    std::array<View<T>, Node::max_operands> views{};
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+        views[i] = {memory.read_address(step.operands[i]), &nodes[operands[i]].shape()};
+    }
+    step.kernel(*step.node,
+                std::span<const View<T>>(views.data(), operands.size()),
+                memory.address(step.output));
+    tally_kernel_step(step);
+}
+
+}  // namespace
+
+template <Element T>
+T* HostMemory<T>::address(const Location& location) const {
+    switch (location.kind) {
+        case Location::Kind::Arena:
+            return arena.data() + location.index;
+        case Location::Kind::Stored:
+            return stored[location.index].get();
+        case Location::Kind::Source:
+            break;
+    }
+    return nullptr;
+}
+
+template <Element T>
+const T* HostMemory<T>::read_address(const Location& location) const {
+    return location.kind == Location::Kind::Source ? sources[location.index]->data().data()
+                                                   : address(location);
+}
+
+template <Element T>
+void run_host_step(const HostMemory<T>& memory, const Step<T>& step) {
+    if (step.election >= 0) {
+        run_election(memory, static_cast<std::size_t>(step.election));
+    } else {
+        run_kernel(memory, step);
+    }
+}
+
+template <Element T>
+void tally_kernel_step(const Step<T>& step) {
+    Tally* tally = active_tally();
+    if (tally == nullptr) {
+        return;
+    }
+    const std::string_view formula = op_info(step.node->opcode()).name;
+    if (step.server != nullptr) {
+        tally->add(formula, precision_of<T>(), step.server->name, step.server->fidelity);
+    } else {
+        tally->add(formula, precision_of<T>(), reference_name, Fidelity::Exact);
+    }
+}
+
+template struct HostMemory<float>;
+template struct HostMemory<double>;
+template void run_host_step(const HostMemory<float>&, const Step<float>&);
+template void run_host_step(const HostMemory<double>&, const Step<double>&);
+template void tally_kernel_step(const Step<float>&);
+template void tally_kernel_step(const Step<double>&);
+
+}  // namespace topos::detail
