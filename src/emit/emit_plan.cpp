@@ -32,11 +32,12 @@ struct Raising {
     std::vector<bool> silent;          // by node index
 };
 
+// Roots and covered nodes of the elections that raise; `written` marks their
+// results, which the root's operation produces.
 template <Element T>
-Raising raising_of(const PlanState<T>& plan) {
+Raising raised_elections(const PlanState<T>& plan, std::vector<bool>& written) {
     const std::size_t count = plan.network->spec.nodes.size();
     Raising raising{std::vector<const Match*>(count, nullptr), std::vector<bool>(count, false)};
-    std::vector<bool> written(count, false);
     for (const Election& election : plan.elections) {
         if (!raises(plan, election)) {
             continue;
@@ -44,40 +45,51 @@ Raising raising_of(const PlanState<T>& plan) {
         const Match& match = election.match;
         raising.rooted[match.root] = &match;
         for (std::uint32_t node : match.nodes) {
-            raising.silent[node] = node != match.root;
+            if (node != match.root) {
+                raising.silent[node] = true;
+            }
         }
         for (std::uint32_t result : match.results) {
             written[result] = true;
         }
     }
-    // From the last node back: a covered node an emitted node reads is emitted
-    // after all (never one the root's operation writes).
-    std::vector<bool> read(count, false);
+    return raising;
+}
+
+// From the last node back: a covered node an emitted node reads is emitted
+// after all (unless the root's operation writes it), and a leaf nothing
+// emitted reads is not.
+template <Element T>
+void emit_what_is_read(const PlanState<T>& plan,
+                       const std::vector<bool>& written,
+                       Raising& raising) {
+    std::vector<bool> read(written.size(), false);
     for (const Symbol& declared : plan.entry.declared()) {
         read[declared.index()] = true;
     }
     for (auto node = plan.nodes.rbegin(); node != plan.nodes.rend(); ++node) {
         const std::uint32_t index = node->index();
-        if (raising.silent[index] && read[index] && !written[index]) {
-            raising.silent[index] = false;
-        }
-        if (node->opcode() == Opcode::Leaf && !read[index]) {
-            raising.silent[index] = true;  // read only by a raised election, as an attribute
-        }
+        raising.silent[index] = (raising.silent[index] && (!read[index] || written[index])) ||
+                                (node->opcode() == Opcode::Leaf && !read[index]);
         if (raising.silent[index]) {
             continue;
         }
         const Match* match = raising.rooted[index];
-        if (match != nullptr) {
-            for (std::uint32_t input : raised_operands(*match)) {
-                read[input] = true;
-            }
-        } else {
-            for (std::uint32_t operand : node->operands()) {
-                read[operand] = true;
-            }
+        const std::vector<std::uint32_t> operands =
+            match != nullptr
+                ? raised_operands(*match)
+                : std::vector<std::uint32_t>(node->operands().begin(), node->operands().end());
+        for (std::uint32_t operand : operands) {
+            read[operand] = true;
         }
     }
+}
+
+template <Element T>
+Raising raising_of(const PlanState<T>& plan) {
+    std::vector<bool> written(plan.network->spec.nodes.size(), false);
+    Raising raising = raised_elections(plan, written);
+    emit_what_is_read(plan, written, raising);
     return raising;
 }
 
