@@ -434,6 +434,26 @@ TEST(EmitStablehloRaises, LoweringWithoutElectionsEmitsNoNamedOperation) {
     }
 }
 
+// A Map election is a loop fusion: no named operation stands for it, so its
+// members are written as their own operations.
+TEST(EmitStablehloRaises, MapElectionEmitsItsMembersOriginalOperations) {
+    Tape<float> tape;
+    auto x = tape.input(Tensor<float>::filled({64, 32}, 0.5f));
+    auto y = tape.parameter(Tensor<float>::filled({64, 32}, 2.0f));
+    auto z = tape.parameter(Tensor<float>::filled({64, 32}, -1.0f));
+    auto product = x * y;
+    auto shifted = product + z;
+    auto squashed = shifted.tanh();
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({squashed}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    ASSERT_EQ(plan.patterns()[0].kind(), PatternKind::Map);
+    const std::string text = plan.emit_stablehlo();
+    EXPECT_THAT(text, HasSubstr("%v3 = stablehlo.multiply %arg0, %arg1 : tensor<64x32xf32>"));
+    EXPECT_THAT(text, HasSubstr("%v4 = stablehlo.add %v3, %arg2 : tensor<64x32xf32>"));
+    EXPECT_THAT(text, HasSubstr("%v5 = stablehlo.tanh %v4 : tensor<64x32xf32>"));
+}
+
 // Batch norm inference of [N, C] written by hand with an epsilon that differs
 // per channel: elected (the structure matches), but no named operation takes
 // such an epsilon, so it emits its original operations.
