@@ -46,6 +46,24 @@ void visit_conv_net_training(EmissionCorpusVisitor& visitor, const std::string& 
     visitor.visit(name, network.entry(adjoints.roots()).lower());
 }
 
+// A window sum written by hand: 2x2 windows, stride 2, dilation 2, of an
+// image padded by 1, summed along the tap axis (a striped Sum, not a fold).
+template <Element T>
+void visit_summed_windows(EmissionCorpusVisitor& visitor, const std::string& name) {
+    Rng rng(14);
+    Tape<T> tape;
+    auto image = tape.input(rng.tensor<T>(Shape{2, 3, 7, 7}, -1.0, 1.0));
+    auto rows = image.pad(2, 1, 1);
+    auto padded = rows.pad(3, 1, 1);
+    auto down = padded.unfold(2, 2, 2, 2);
+    auto windows = down.unfold(4, 2, 2, 2);  // [N, C, OH, KH, OW, KW]
+    auto ordered = windows.permute({0, 1, 2, 4, 3, 5});
+    auto taps = ordered.reshape(Shape{2, 3, 4, 4, 4});
+    auto sums = taps.sum(4);
+    const Network<T> network = std::move(tape).into_network();
+    visitor.visit(name, network.entry({sums}).lower());
+}
+
 // Batch norm training of [N, C, H, W] and [N, C], the statistics observed (so
 // the named operation's second and third results are returned), and inference.
 template <Element T>
@@ -73,6 +91,7 @@ template <Element T>
 void visit_patterns(EmissionCorpusVisitor& visitor, const std::string& type) {
     visit_convolutions_and_pools<T>(visitor, "pattern.conv_pools.inference." + type);
     visit_conv_net_training<T>(visitor, "pattern.conv_net.training." + type);
+    visit_summed_windows<T>(visitor, "pattern.summed_windows.inference." + type);
     visit_batch_norms<T>(visitor, "pattern.batch_norm." + type);
 }
 
