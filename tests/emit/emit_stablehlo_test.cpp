@@ -434,6 +434,34 @@ TEST(EmitStablehloRaises, LoweringWithoutElectionsEmitsNoNamedOperation) {
     }
 }
 
+// Batch norm training of [N, C] written by hand, its mean divided by N + 1:
+// elected (the structure matches), but the named operation divides by N, so
+// it emits its original operations.
+TEST(EmitStablehloRaises, BatchNormWhoseCountIsNotTheElementCountEmitsItsOriginalOperations) {
+    Tape<float> tape;
+    auto x = tape.input(Tensor<float>({3, 2}, {1.0f, 2.0f, 3.0f, 5.0f, -1.0f, 0.5f}));
+    auto gamma = tape.parameter(Tensor<float>({2}, {1.0f, 2.0f}));
+    auto beta = tape.parameter(Tensor<float>({2}, {0.5f, -0.5f}));
+    auto sums = x.sum(0);
+    auto mean = sums / tape.leaf(Tensor<float>::filled({2}, 4.0f));
+    auto centred = x - mean.broadcast_along(0, 3);
+    auto squares = centred.square();
+    auto square_sums = squares.sum(0);
+    auto variance = square_sums / tape.leaf(Tensor<float>::filled({2}, 3.0f));
+    auto shifted = variance + tape.leaf(Tensor<float>::filled({2}, 1e-5f));
+    auto scale = shifted.rsqrt() * gamma;
+    auto scaled = centred * scale.broadcast_along(0, 3);
+    auto output = scaled + beta.broadcast_along(0, 3);
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({output}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    ASSERT_EQ(plan.patterns()[0].kind(), PatternKind::BatchNormTraining);
+    const std::string text = plan.emit_stablehlo();
+    EXPECT_EQ(occurrences(text, "stablehlo.batch_norm_training"), 0U);
+    EXPECT_EQ(occurrences(text, "stablehlo.reduce("), 2U);
+    EXPECT_THAT(text, HasSubstr("dense<4.0> : tensor<2xf32>"));
+}
+
 // A Map election is a loop fusion: no named operation stands for it, so its
 // members are written as their own operations.
 TEST(EmitStablehloRaises, MapElectionEmitsItsMembersOriginalOperations) {
