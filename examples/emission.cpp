@@ -45,6 +45,36 @@ void a_composed_operation() {
     std::cout << network.entry({normalised}).lower().emit_stablehlo() << '\n';
 }
 
+// The seeds' conv example: its elected convolution and max pool are written as
+// the named operations they stand for.
+void elected_patterns_raise() {
+    std::cout << "== What raises\n\n";
+    Tape<float> tape;
+    auto image = tape.input(topos::init::normal(1, 1.0)(topos::Shape{1, 1, 6, 6}));
+    auto filters = tape.parameter(topos::init::normal(2, 0.3)(topos::Shape{2, 1, 3, 3}));
+    auto bias = tape.parameter(Tensor<float>::filled(topos::Shape{2}, 0.0f));
+    auto convolved = topos::conv2d(image, filters, bias, 1, 0).relu();
+    auto pooled = topos::max_pool(convolved, 2, 2);
+    auto loss = pooled.sum();
+    const auto network = std::move(tape).into_network();
+    std::cout << network.entry({loss}).lower().emit_stablehlo() << '\n';
+}
+
+// Batch norm training with its statistics observed: the named operation's
+// second and third results are the mean and the variance.
+void batch_norm_statistics_are_results() {
+    std::cout << "== Batch norm statistics\n\n";
+    Tape<float> tape;
+    auto input = tape.input(topos::init::normal(4, 1.0)(topos::Shape{4, 3, 2, 2}));
+    auto gamma = tape.parameter(Tensor<float>::filled(topos::Shape{3}, 1.0f));
+    auto beta = tape.parameter(Tensor<float>::filled(topos::Shape{3}, 0.0f));
+    const auto normalised = topos::batch_norm_training(input, gamma, beta);
+    const auto network = std::move(tape).into_network();
+    const auto plan =
+        network.entry({normalised.output}).observe({normalised.mean, normalised.variance}).lower();
+    std::cout << plan.emit_stablehlo() << '\n';
+}
+
 void when_a_plan_cannot_be_written() {
     std::cout << "== When a plan cannot be written\n\n";
     Tape<double> tape;
@@ -64,5 +94,7 @@ int main() {
     the_plan_as_text();
     a_training_plan();
     a_composed_operation();
+    elected_patterns_raise();
+    batch_norm_statistics_are_results();
     when_a_plan_cannot_be_written();
 }

@@ -9,7 +9,9 @@ For every NAME.generic.mlir that `topos_emit_corpus DIR` wrote, it runs @main on
 the arguments in NAME.safetensors and compares each result with the
 interpreter's, with the tolerances of tools/validate-stablehlo.py. It checks
 the arithmetic of the lowerings (the erf fits, log-sum-exp, unfold and fold,
-gather and scatter dimension numbers); it is not a compiler, and XLA
+gather and scatter dimension numbers) and of the named operations elected
+patterns raise to (convolution, reduce_window, batch_norm_training,
+batch_norm_inference); it is not a compiler, and XLA
 (tools/validate-stablehlo.py) remains the check that a real StableHLO
 implementation reads the text as meant. f32 results are rounded to f32 after
 every operation; transcendental functions are Python's (double precision).
@@ -175,6 +177,21 @@ def integer(attributes, name):
     return int(re.search(name + r"\s*=\s*(\d+)", attributes).group(1))
 
 
+def evaluate_named(name, operands, attributes, shapes, element, body, rounded):
+    """The operations elected patterns raise to, as a list of results."""
+    if name == "convolution":
+        return [convolution(operands, attributes, shapes[0], rounded)]
+    if name == "reduce_window":
+        return [reduce_window(operands, attributes, shapes[0], BINARY[body], rounded)]
+    if name == "batch_norm_training":
+        x, scale, offset = operands
+        mean, variance = batch_statistics(x, rounded)
+        return [normalise(x, scale, offset, mean, variance, attributes, rounded), mean, variance]
+    if name == "batch_norm_inference":
+        return [normalise(*operands, attributes, rounded)]
+    return None
+
+
 def evaluate_operation(name, operands, attributes, shape, element, body):
     rounded = to_f32 if element == "f32" else (lambda value: value)
 
@@ -240,6 +257,87 @@ def evaluate_operation(name, operands, attributes, shape, element, body):
     raise NotImplementedError(f"stablehlo.{name}")
 
 
+def conv_layouts(attributes):
+    """The letters of `#stablehlo.conv<[b, f, 0, 1]x[i, 0, 1, o]->[b, 0, 1, f]>`."""
+    match = re.search(r"#stablehlo\.conv<\[([^\]]*)\]x\[([^\]]*)\]->\[([^\]]*)\]>", attributes)
+    return [[letter.strip() for letter in group.split(",")] for group in match.groups()]
+
+
+def convolution(operands, attributes, shape, rounded):
+    """The spec's convolution with lhs_dilation 1, one feature and batch group."""
+    lhs, rhs = operands
+    lhs_axes, rhs_axes, out_axes = conv_layouts(attributes)
+    assert integer_array(attributes, "lhs_dilation") in ([], [1, 1])
+    assert integer(attributes, "feature_group_count") == 1 and integer(attributes, "batch_group_count") == 1
+    strides, dilations = integer_array(attributes, "window_strides"), integer_array(attributes, "rhs_dilation")
+    padding = re.search(r"padding = dense<([^>]*)>", attributes).group(1)
+    lows = [int(value) for value in re.findall(r"-?\d+", padding)][0::2]
+    spatial = [str(d) for d in range(len(strides))]
+    kernel_extents = [rhs.shape[rhs_axes.index(d)] for d in spatial]
+    data = []
+    for index in positions(shape):
+        batch, feature = index[out_axes.index("b")], index[out_axes.index("f")]
+        out = [index[out_axes.index(d)] for d in spatial]
+        total = 0.0
+        for i in range(rhs.shape[rhs_axes.index("i")]):
+            for taps in positions(kernel_extents):
+                at = [o * s + k * r - low for o, k, s, r, low in zip(out, taps, strides, dilations, lows)]
+                if not all(0 <= p < lhs.shape[lhs_axes.index(d)] for p, d in zip(at, spatial)):
+                    continue
+                a, b = [0] * len(lhs.shape), [0] * len(rhs.shape)
+                a[lhs_axes.index("b")], a[lhs_axes.index("f")] = batch, i
+                b[rhs_axes.index("i")], b[rhs_axes.index("o")] = i, feature
+                for d, p, k in zip(spatial, at, taps):
+                    a[lhs_axes.index(d)], b[rhs_axes.index(d)] = p, k
+                total += lhs.at(a) * rhs.at(b)
+        data.append(rounded(total))
+    return Tensor(shape, data)
+
+
+def reduce_window(operands, attributes, shape, combine, rounded):
+    """Each window folded from the init value over its taps in row-major order (no padding)."""
+    source, init = operands
+    assert "padding" not in attributes and "base_dilations" not in attributes
+    size = integer_array(attributes, "window_dimensions")
+    strides = integer_array(attributes, "window_strides") or [1] * len(size)
+    dilations = integer_array(attributes, "window_dilations") or [1] * len(size)
+    data = []
+    for index in positions(shape):
+        total = init.data[0]
+        for taps in positions(size):
+            total = rounded(combine(total, source.at([o * s + k * d for o, k, s, d in zip(index, taps, strides, dilations)])))
+        data.append(total)
+    return Tensor(shape, data)
+
+
+def channel_planes(x):
+    """Element positions of x grouped by channel (axis 1)."""
+    planes = [[] for _ in range(x.shape[1])]
+    for flat, index in enumerate(positions(x.shape)):
+        planes[index[1]].append(flat)
+    return planes
+
+
+def batch_statistics(x, rounded):
+    """The batch mean and the biased batch variance per channel."""
+    means, variances = [], []
+    for plane in channel_planes(x):
+        mean = math.fsum(x.data[i] for i in plane) / len(plane)
+        means.append(rounded(mean))
+        variances.append(rounded(math.fsum((x.data[i] - mean) ** 2 for i in plane) / len(plane)))
+    return Tensor([x.shape[1]], means), Tensor([x.shape[1]], variances)
+
+
+def normalise(x, scale, offset, mean, variance, attributes, rounded):
+    epsilon = number(re.search(r"epsilon = (\S+) : f32", attributes).group(1), "f32")
+    data = list(x.data)
+    for c, plane in enumerate(channel_planes(x)):
+        factor = scale.data[c] / math.sqrt(variance.data[c] + epsilon)
+        for i in plane:
+            data[i] = rounded((x.data[i] - mean.data[c]) * factor + offset.data[c])
+    return Tensor(x.shape, data)
+
+
 def concatenate(parts, axis, shape):
     data = []
     for index in positions(shape):
@@ -296,7 +394,15 @@ def scatter_add(operands, shape, rounded):
     return result
 
 
-GENERIC_OPERATION = re.compile(r'(%[\w.]+) = "stablehlo\.(\w+)"\(([^)]*)\)(.*)$')
+GENERIC_OPERATION = re.compile(r'(%[\w.]+)(?::(\d+))? = "stablehlo\.(\w+)"\(([^)]*)\)(.*)$')
+
+
+def result_types(text):
+    """`tensor<...>` or `(tensor<...>, tensor<...>)` as a list of (shape, element)."""
+    text = text.strip()
+    if text.startswith("("):
+        return [tensor_type(part) for part in text[1:-1].split(", ")]
+    return [tensor_type(text)]
 
 
 def evaluate(text, arguments):
@@ -309,7 +415,7 @@ def evaluate(text, arguments):
             values[name.split(":")[0]] = argument
     i = 3 if header else 2
     while not lines[i].strip().startswith('"func.return"'):
-        result, name, operand_names, rest = GENERIC_OPERATION.match(lines[i].strip()).groups()
+        result, count, name, operand_names, rest = GENERIC_OPERATION.match(lines[i].strip()).groups()
         operands = [values[operand.strip()] for operand in operand_names.split(",") if operand.strip()]
         body = None
         if rest.startswith(" ({"):
@@ -320,8 +426,17 @@ def evaluate(text, arguments):
                 i += 1
             rest = lines[i].strip()[2:]
             body = re.search(r'"stablehlo\.(\w+)"', "\n".join(region[1:])).group(1)
-        shape, element = tensor_type(rest[rest.rindex("-> ") + 3:])
-        values[result] = evaluate_operation(name, operands, rest, shape, element, body)
+        types = result_types(rest[rest.rindex("-> ") + 3:])
+        element = types[0][1]
+        rounded = to_f32 if element == "f32" else (lambda value: value)
+        named = evaluate_named(name, operands, rest, [shape for shape, _ in types], element, body, rounded)
+        if named is None:
+            values[result] = evaluate_operation(name, operands, rest, types[0][0], element, body)
+        elif count is None:
+            values[result] = named[0]
+        else:
+            for k, value in enumerate(named):
+                values[f"{result}#{k}"] = value
         i += 1
     returned = re.match(r'"func.return"\(([^)]*)\)', lines[i].strip()).group(1)
     return [values[name.strip()] for name in returned.split(",") if name.strip()]

@@ -1,10 +1,13 @@
 // Plan::emit_stablehlo: a reading of the plan, beside describe. @main takes the
 // scheduled parameters and inputs (in node order) as arguments, writes each
 // scheduled leaf as a constant and each computed node through its row's
-// lowering, and returns the declared values in declaration order.
+// lowering, and returns the declared values in declaration order. An elected
+// pattern that raises (emit/raise.hpp) is emitted at its root as the named
+// operation it stands for, and its interior emits nothing.
 #include "emit/hlo_builder.hpp"
 #include "emit/hlo_module.hpp"
 #include "emit/literals.hpp"
+#include "emit/raise.hpp"
 #include "ops/op_info.hpp"
 #include "plan/plan_state.hpp"
 #include <topos/core/error.hpp>
@@ -12,14 +15,98 @@
 #include <topos/plan/plan.hpp>
 
 #include <ostream>
+#include <span>
+#include <vector>
 
 namespace topos {
 namespace detail {
 namespace {
 
-// The one place a computed node becomes StableHLO operations. Pattern elections
-// will be consulted here: an elected group's root emits the named operation the
-// pattern stands for, its fused interior nothing.
+// What the elections make of each node: the raised election rooted there, and
+// whether it emits nothing: a node a raised election covers that no emitted
+// node reads (the election's results other than the root take the root
+// operation's values), or a leaf nothing emitted reads (a batch norm's epsilon
+// and counts, which the named operation does not take as operands).
+struct Raising {
+    std::vector<const Match*> rooted;  // by node index
+    std::vector<bool> silent;          // by node index
+};
+
+// Roots and covered nodes of the elections that raise; `written` marks their
+// results, which the root's operation produces.
+template <Element T>
+Raising raised_elections(const PlanState<T>& plan, std::vector<bool>& written) {
+    const std::size_t count = plan.network->spec.nodes.size();
+    Raising raising{std::vector<const Match*>(count, nullptr), std::vector<bool>(count, false)};
+    for (const Election& election : plan.elections) {
+        if (!raises(plan, election)) {
+            continue;
+        }
+        const Match& match = election.match;
+        raising.rooted[match.root] = &match;
+        for (std::uint32_t node : match.nodes) {
+            if (node != match.root) {
+                raising.silent[node] = true;
+            }
+        }
+        for (std::uint32_t result : match.results) {
+            written[result] = true;
+        }
+    }
+    return raising;
+}
+
+// From the last node back: a covered node an emitted node reads is emitted
+// after all (unless the root's operation writes it), and a leaf nothing
+// emitted reads is not.
+template <Element T>
+void emit_what_is_read(const PlanState<T>& plan,
+                       const std::vector<bool>& written,
+                       Raising& raising) {
+    std::vector<bool> read(written.size(), false);
+    for (const Symbol& declared : plan.entry.declared()) {
+        read[declared.index()] = true;
+    }
+    for (auto node = plan.nodes.rbegin(); node != plan.nodes.rend(); ++node) {
+        const std::uint32_t index = node->index();
+        raising.silent[index] = (raising.silent[index] && (!read[index] || written[index])) ||
+                                (node->opcode() == Opcode::Leaf && !read[index]);
+        if (raising.silent[index]) {
+            continue;
+        }
+        const Match* match = raising.rooted[index];
+        const std::vector<std::uint32_t> operands =
+            match != nullptr
+                ? raised_operands(*match)
+                : std::vector<std::uint32_t>(node->operands().begin(), node->operands().end());
+        for (std::uint32_t operand : operands) {
+            read[operand] = true;
+        }
+    }
+}
+
+template <Element T>
+Raising raising_of(const PlanState<T>& plan) {
+    std::vector<bool> written(plan.network->spec.nodes.size(), false);
+    Raising raising = raised_elections(plan, written);
+    emit_what_is_read(plan, written, raising);
+    return raising;
+}
+
+template <Element T>
+void raise_at_root(HloBuilder& build,
+                   const PlanState<T>& plan,
+                   const Match& match,
+                   std::span<HloValue> values) {
+    build.begin(plan.network->spec.nodes[match.root]);
+    const std::vector<HloValue> results = raise(build, plan, match);
+    values[match.root] = build.finish(results[0]);
+    for (std::size_t i = 1; i < results.size(); ++i) {
+        values[match.results[i]] = results[i];
+    }
+}
+
+// The one place a computed node becomes its row's StableHLO operations.
 HloValue lower_node(HloBuilder& build, const Node& node) {
     build.begin(node);
     const LowerRule lower = op_info(node.opcode()).lower;
@@ -41,9 +128,15 @@ HloModule module_of(const PlanState<T>& plan) {
     module.real_type = std::same_as<T, float> ? "f32" : "f64";
     std::vector<HloValue> values(plan.network->spec.nodes.size());
     HloBuilder build(module, values);
+    const Raising raising = raising_of(plan);
     for (const Node& node : plan.nodes) {
         const Opcode opcode = node.opcode();
-        if (opcode == Opcode::Parameter || opcode == Opcode::Input) {
+        if (raising.silent[node.index()]) {
+            continue;
+        }
+        if (raising.rooted[node.index()] != nullptr) {
+            raise_at_root(build, plan, *raising.rooted[node.index()], values);
+        } else if (opcode == Opcode::Parameter || opcode == Opcode::Input) {
             const std::string name = "arg" + std::to_string(module.main.arguments.size());
             values[node.index()] = module.add_value({node.shape(), HloElement::Real}, name);
             module.main.arguments.push_back(values[node.index()]);

@@ -68,6 +68,7 @@ void HloBuilder::begin(const Node& node) {
     node_ = &node;
     made_.clear();
     made_inside_.clear();
+    made_together_.clear();
 }
 
 HloValue HloBuilder::finish(HloValue result) {
@@ -84,6 +85,14 @@ HloValue HloBuilder::finish(HloValue result) {
     for (HloValue value : made_) {
         module_.names[value.id] =
             value == result ? name : name + '_' + std::to_string(intermediate++);
+        for (const std::vector<HloValue>& together : made_together_) {
+            if (together.front() == value) {
+                const std::string base = module_.names[value.id];
+                for (std::size_t i = 0; i < together.size(); ++i) {
+                    module_.names[together[i].id] = base + '#' + std::to_string(i);
+                }
+            }
+        }
     }
     for (HloValue value : made_inside_) {
         module_.names[value.id] = name + '_' + std::to_string(intermediate++);
@@ -99,9 +108,22 @@ void HloBuilder::fail(const std::string& problem) const {
 HloValue HloBuilder::append(HloOperation op, HloType result) {
     const HloValue value = module_.add_value(std::move(result));
     made_.push_back(value);
-    op.result = value;
+    op.results = {value};
     module_.main.operations.push_back(std::move(op));
     return value;
+}
+
+// The first result stands for the operation in made_; finish() names the
+// others after it.
+std::vector<HloValue> HloBuilder::append_results(HloOperation op,
+                                                 const std::vector<HloType>& results) {
+    for (const HloType& type : results) {
+        op.results.push_back(module_.add_value(type));
+    }
+    made_.push_back(op.results.front());
+    made_together_.push_back(op.results);
+    module_.main.operations.push_back(op);
+    return op.results;
 }
 
 HloValue HloBuilder::unary(std::string_view name, HloValue a) {
@@ -295,10 +317,10 @@ HloBlock HloBuilder::binary_body(std::string_view body) {
     block.arguments = {module_.add_value(scalar), module_.add_value(scalar)};
     made_inside_.insert(made_inside_.end(), block.arguments.begin(), block.arguments.end());
     HloOperation combine = operation(body, block.arguments, PrettySyntax::Kind::SameType);
-    combine.result = module_.add_value(scalar);
-    made_inside_.push_back(*combine.result);
-    HloOperation done =
-        operation("stablehlo.return", {*combine.result}, PrettySyntax::Kind::SameType);
+    const HloValue combined = module_.add_value(scalar);
+    combine.results = {combined};
+    made_inside_.push_back(combined);
+    HloOperation done = operation("stablehlo.return", {combined}, PrettySyntax::Kind::SameType);
     block.operations = {std::move(combine), std::move(done)};
     return block;
 }

@@ -3,14 +3,17 @@
 // call (inferring the result type the StableHLO specification gives it), and
 // names what the node produced: the rule's result is `%v<node>`, its
 // intermediates `%v<node>_0`, `%v<node>_1`, ... in the order they were made,
-// then the values inside regions (which the pretty form may not show).
+// then the values inside regions (which the pretty form may not show). An
+// operation with several results names them `%v<node>#0`, `%v<node>#1`, ...
 #pragma once
 
 #include "emit/hlo_module.hpp"
 #include <topos/graph/node.hpp>
 #include <topos/graph/opcode.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -25,6 +28,36 @@ struct DotDimensions {
     std::vector<std::size_t> rhs_batching;
     std::vector<std::size_t> lhs_contracting;
     std::vector<std::size_t> rhs_contracting;
+};
+
+// The layout of a rank-4 stablehlo.convolution: which axis of the input (lhs),
+// the kernel (rhs) and the output holds the batch, the features and the two
+// spatial dimensions, and the window: strides, kernel dilation and the
+// [low, high] zero padding of each spatial dimension of the input.
+struct ConvolutionLayout {
+    std::size_t lhs_batch, lhs_feature;
+    std::array<std::size_t, 2> lhs_spatial;
+    std::size_t rhs_input_feature, rhs_output_feature;
+    std::array<std::size_t, 2> rhs_spatial;
+    std::size_t output_batch, output_feature;
+    std::array<std::size_t, 2> output_spatial;
+    std::array<std::size_t, 2> strides;
+    std::array<std::size_t, 2> rhs_dilation;
+    std::array<std::array<std::size_t, 2>, 2> padding;
+};
+
+// The window of a stablehlo.reduce_window, one entry per operand axis.
+struct ReduceWindowLayout {
+    std::vector<std::size_t> dimensions;
+    std::vector<std::size_t> strides;
+    std::vector<std::size_t> dilations;
+};
+
+// What stablehlo.batch_norm_training produces.
+struct BatchNormResults {
+    HloValue output;
+    HloValue mean;
+    HloValue variance;
 };
 
 class HloBuilder {
@@ -43,6 +76,9 @@ public:
     const Node& node() const { return *node_; }
 
     HloValue operand(std::size_t i) const { return node_values_[node_->operands()[i]]; }
+
+    // The value emitted for any earlier node (a pattern's inputs).
+    HloValue value_of(std::uint32_t node) const { return node_values_[node]; }
 
     // Operand i converted to i64, for operations that index with integers.
     HloValue index_operand(std::size_t i) { return convert(operand(i), HloElement::Integer); }
@@ -88,6 +124,26 @@ public:
                     double init,
                     std::string_view body,
                     const std::vector<std::size_t>& dims);
+    // The named operations elected patterns raise to (see emit/raise.hpp).
+    HloValue convolution(HloValue lhs, HloValue rhs, const ConvolutionLayout& layout);
+    // Reduces each window with `body` (`stablehlo.add` or `stablehlo.maximum`)
+    // from the real `init`; the operand is not padded.
+    HloValue reduce_window(HloValue a,
+                           double init,
+                           std::string_view body,
+                           const ReduceWindowLayout& window);
+    // Normalisation along every axis but 1 (the feature axis); epsilon is an
+    // f32 attribute whatever the plan's type.
+    BatchNormResults batch_norm_training(HloValue x,
+                                         HloValue scale,
+                                         HloValue offset,
+                                         float epsilon);
+    HloValue batch_norm_inference(HloValue x,
+                                  HloValue scale,
+                                  HloValue offset,
+                                  HloValue mean,
+                                  HloValue variance,
+                                  float epsilon);
     // Rows of `table` picked by i64 `indices`: [picks..., rest...].
     HloValue gather_rows(HloValue table, HloValue indices);
     // `target` with each row of `updates` added at its i64 index.
@@ -95,13 +151,15 @@ public:
 
 private:
     HloValue append(HloOperation op, HloType result);
+    std::vector<HloValue> append_results(HloOperation op, const std::vector<HloType>& results);
     HloBlock binary_body(std::string_view body);
 
     HloModule& module_;
     std::span<const HloValue> node_values_;
     const Node* node_ = nullptr;
-    std::vector<HloValue> made_;         // the values made for the current node
-    std::vector<HloValue> made_inside_;  // those inside its operations' regions
+    std::vector<HloValue> made_;                        // the values made for the current node
+    std::vector<HloValue> made_inside_;                 // those inside its operations' regions
+    std::vector<std::vector<HloValue>> made_together_;  // the results of multi-result operations
 };
 
 }  // namespace topos::detail

@@ -1,15 +1,13 @@
 // The module an emission builds before it prints: values (a name and a tensor
-// type each), operations (name, operands, one optional result, attributes,
-// regions) and the @main function's results. Both printers read this one
-// structure, so the pretty and the generic form are the same module by
-// construction. Attributes are kept in their generic-form spelling; an
-// operation also says how the pretty form spells it (PrettySyntax).
+// type each), operations (name, operands, their results, attributes, regions) and the @main
+// function's results. Both printers read this one structure, so the pretty and the generic form are
+// the same module by construction. Attributes are kept in their generic-form spelling; an operation
+// also says how the pretty form spells it (PrettySyntax).
 #pragma once
 
 #include <topos/core/shape.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +63,8 @@ struct HloBlock;
 struct HloOperation {
     std::string name;  // `stablehlo.add`
     std::vector<HloValue> operands;
-    std::optional<HloValue> result;
+    // None, one, or several (`%v29:3 = ...`, used as `%v29#0`, `%v29#1`, ...).
+    std::vector<HloValue> results;
     std::vector<HloAttribute> attributes;
     std::vector<HloBlock> regions;  // one block each
     PrettySyntax pretty;

@@ -34,14 +34,26 @@ std::string type_list(const HloModule& module, const std::vector<HloValue>& valu
     return text;
 }
 
-// `(operand types) -> result type`, or `-> ()` for an operation without a result.
+// `(operand types) -> result type`, `-> (types)` for several results, `-> ()`
+// for an operation without one.
 std::string function_type(const HloModule& module, const HloOperation& op) {
-    return '(' + type_list(module, op.operands) + ") -> " +
-           (op.result ? module.type_text(*op.result) : "()");
+    const std::string operands = '(' + type_list(module, op.operands) + ") -> ";
+    if (op.results.size() == 1) {
+        return operands + module.type_text(op.results[0]);
+    }
+    return operands + '(' + type_list(module, op.results) + ')';
 }
 
+// `%v3 = `, or `%v29:3 = ` for three results named `%v29#0`, `%v29#1`, `%v29#2`.
 std::string result_prefix(const HloModule& module, const HloOperation& op) {
-    return op.result ? module.name_of(*op.result) + " = " : "";
+    if (op.results.empty()) {
+        return "";
+    }
+    if (op.results.size() == 1) {
+        return module.name_of(op.results[0]) + " = ";
+    }
+    const std::string first = module.name_of(op.results[0]);
+    return first.substr(0, first.find('#')) + ':' + std::to_string(op.results.size()) + " = ";
 }
 
 void print_operation(std::ostream& out,
@@ -109,7 +121,7 @@ void print_pretty_operation(std::ostream& out,
                 << function_type(module, op) << '\n';
             return;
         case PrettySyntax::Kind::ResultOnly:
-            out << ' ' << syntax.before << " : " << module.type_text(*op.result) << '\n';
+            out << ' ' << syntax.before << " : " << module.type_text(op.results[0]) << '\n';
             return;
         case PrettySyntax::Kind::SameType:
         case PrettySyntax::Kind::Functional:
@@ -119,9 +131,9 @@ void print_pretty_operation(std::ostream& out,
     out << (syntax.before.empty() ? "" : " " + syntax.before) << ' '
         << operand_list(module, op.operands) << syntax.after << " : ";
     if (syntax.kind == PrettySyntax::Kind::SameType) {
-        out << module.type_text(op.result ? *op.result : op.operands[0]);
+        out << module.type_text(op.results.empty() ? op.operands[0] : op.results[0]);
     } else if (syntax.kind == PrettySyntax::Kind::Select) {
-        out << module.type_text(op.operands[0]) << ", " << module.type_text(*op.result);
+        out << module.type_text(op.operands[0]) << ", " << module.type_text(op.results[0]);
     } else {
         out << function_type(module, op);
     }

@@ -28,6 +28,7 @@ namespace topos {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The getting-started graph: loss = (w x - y)^2.
 Network<double> scalar_chain() {
@@ -234,7 +235,7 @@ TEST(EmitStablehlo, NamesTheNodeAndOpcodeWhenAPlanCannotLower) {
 
 // The operations at @main's level, as (result, operation name) pairs.
 std::vector<std::pair<std::string, std::string>> main_operations(const std::string& text) {
-    static const std::regex line(R"(^    (%[\w.]+) = "?(stablehlo\.\w+))");
+    static const std::regex line(R"(^    (%[\w.]+(?::\d+)?) = "?(stablehlo\.\w+))");
     std::vector<std::pair<std::string, std::string>> operations;
     std::istringstream lines(text);
     for (std::string current; std::getline(lines, current);) {
@@ -322,6 +323,191 @@ TEST(EmitStablehlo, EmitsMatMulAsDotGeneralWithBatchingDimensions) {
                           "(tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>"));
 }
 
+// ---- raises: elected patterns as named operations ----
+
+// The seeds' conv example (docs/guide/fusion.md): a 3x3 convolution with two
+// filters, relu, a 2x2 max pool, a sum. Node 6 is the windows matrix.
+struct SeedsConvNet {
+    Network<float> network;
+    Symbol windows;
+    Symbol loss;
+};
+
+SeedsConvNet seeds_conv_net() {
+    Tape<float> tape;
+    auto image = tape.input(init::normal(1, 1.0)(Shape{1, 1, 6, 6}));
+    auto filters = tape.parameter(init::normal(2, 0.3)(Shape{2, 1, 3, 3}));
+    auto bias = tape.parameter(Tensor<float>::filled(Shape{2}, 0.0f));
+    auto convolved = conv2d(image, filters, bias, 1, 0).relu();
+    auto pooled = max_pool(convolved, 2, 2);
+    auto loss = pooled.sum();
+    const Symbol windows = tape.nodes()[6].symbol();
+    return {std::move(tape).into_network(), windows, loss};
+}
+
+std::size_t occurrences(const std::string& text, const std::string& word) {
+    std::size_t count = 0;
+    for (std::size_t at = text.find(word); at != std::string::npos;
+         at = text.find(word, at + word.size())) {
+        ++count;
+    }
+    return count;
+}
+
+const std::vector<std::string> named_operations{"stablehlo.convolution",
+                                                "stablehlo.reduce_window",
+                                                "stablehlo.batch_norm_training",
+                                                "stablehlo.batch_norm_inference"};
+
+TEST(EmitStablehloRaises, SeedsConvExampleEmitsOneConvolutionAndOneReduceWindow) {
+    const SeedsConvNet net = seeds_conv_net();
+    const auto unfused = net.network.entry({net.loss}).elect_patterns(false).lower();
+    ASSERT_GT(occurrences(unfused.emit_stablehlo(), "stablehlo.slice"), 0U);
+    for (MlirForm form : {MlirForm::Pretty, MlirForm::Generic}) {
+        const std::string text = net.network.entry({net.loss}).lower().emit_stablehlo(form);
+        EXPECT_EQ(occurrences(text, "stablehlo.convolution"), 1U) << form;
+        EXPECT_EQ(occurrences(text, "stablehlo.reduce_window"), 1U) << form;
+        EXPECT_EQ(occurrences(text, "stablehlo.slice"), 0U) << form;
+        EXPECT_EQ(occurrences(text, "stablehlo.dot_general"), 0U) << form;
+        EXPECT_THAT(text, Not(HasSubstr("%v6 "))) << form;   // the windows matrix
+        EXPECT_THAT(text, Not(HasSubstr("%v19 "))) << form;  // the pooling windows
+    }
+}
+
+TEST(EmitStablehloRaises, ObservingTheWindowsMatrixEmitsTheConvolutionsOriginalOperations) {
+    const SeedsConvNet net = seeds_conv_net();
+    const auto plan = net.network.entry({net.loss}).observe({net.windows}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    const std::string text = plan.emit_stablehlo();
+    EXPECT_EQ(occurrences(text, "stablehlo.convolution"), 0U);
+    EXPECT_EQ(occurrences(text, "stablehlo.reduce_window"), 1U);
+    EXPECT_THAT(text, HasSubstr("%v6 = stablehlo.reshape"));
+    EXPECT_THAT(text, HasSubstr("%v9 = stablehlo.dot_general %v6, %v8"));
+}
+
+struct ObservedBatchNorm {
+    Network<float> network;
+    Symbol loss, mean, variance;
+};
+
+ObservedBatchNorm observed_batch_norm() {
+    Tape<float> tape;
+    auto input = tape.input(init::normal(4, 1.0)(Shape{4, 3, 2, 2}));
+    auto gamma = tape.parameter(Tensor<float>::filled(Shape{3}, 1.0f));
+    auto beta = tape.parameter(Tensor<float>::filled(Shape{3}, 0.0f));
+    const BatchNorm<float> normalised = batch_norm_training(input, gamma, beta);
+    auto loss = normalised.output.square().sum();
+    return {std::move(tape).into_network(), loss, normalised.mean, normalised.variance};
+}
+
+TEST(EmitStablehloRaises, BatchNormTrainingReturnsTheObservedStatisticsAsItsSecondAndThirdResults) {
+    const ObservedBatchNorm bn = observed_batch_norm();
+    const auto plan = bn.network.entry({bn.loss}).observe({bn.mean, bn.variance}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    const std::string root = "%v" + std::to_string(plan.patterns()[0].root().index());
+    const std::string loss = "%v" + std::to_string(bn.loss.index());
+    const std::string text = plan.emit_stablehlo();
+    EXPECT_THAT(text,
+                HasSubstr(root + ":3 = \"stablehlo.batch_norm_training\"(%arg0, %arg1, %arg2) "
+                                 "{epsilon = 1.0e-05 : f32, feature_index = 1 : i64} : "
+                                 "(tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>) -> "
+                                 "(tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)"));
+    EXPECT_THAT(text, HasSubstr("stablehlo.multiply " + root + "#0, " + root + "#0"));
+    EXPECT_THAT(text, HasSubstr("return " + loss + ", " + root + "#1, " + root + "#2 : "));
+    EXPECT_EQ(occurrences(text, "stablehlo.reduce("), 1U);   // the loss's sum only
+    EXPECT_EQ(occurrences(text, "stablehlo.constant"), 1U);  // its init: no epsilon, no counts
+}
+
+TEST(EmitStablehloRaises, LoweringWithoutElectionsEmitsNoNamedOperation) {
+    const SeedsConvNet net = seeds_conv_net();
+    const ObservedBatchNorm bn = observed_batch_norm();
+    const std::string conv =
+        net.network.entry({net.loss}).elect_patterns(false).lower().emit_stablehlo();
+    const std::string batch_norm = bn.network.entry({bn.loss})
+                                       .observe({bn.mean, bn.variance})
+                                       .elect_patterns(false)
+                                       .lower()
+                                       .emit_stablehlo();
+    for (const std::string& name : named_operations) {
+        EXPECT_EQ(occurrences(conv, name), 0U) << name;
+        EXPECT_EQ(occurrences(batch_norm, name), 0U) << name;
+    }
+}
+
+// Batch norm training of [N, C] written by hand, its mean divided by N + 1:
+// elected (the structure matches), but the named operation divides by N, so
+// it emits its original operations.
+TEST(EmitStablehloRaises, BatchNormWhoseCountIsNotTheElementCountEmitsItsOriginalOperations) {
+    Tape<float> tape;
+    auto x = tape.input(Tensor<float>({3, 2}, {1.0f, 2.0f, 3.0f, 5.0f, -1.0f, 0.5f}));
+    auto gamma = tape.parameter(Tensor<float>({2}, {1.0f, 2.0f}));
+    auto beta = tape.parameter(Tensor<float>({2}, {0.5f, -0.5f}));
+    auto sums = x.sum(0);
+    auto mean = sums / tape.leaf(Tensor<float>::filled({2}, 4.0f));
+    auto centred = x - mean.broadcast_along(0, 3);
+    auto squares = centred.square();
+    auto square_sums = squares.sum(0);
+    auto variance = square_sums / tape.leaf(Tensor<float>::filled({2}, 3.0f));
+    auto shifted = variance + tape.leaf(Tensor<float>::filled({2}, 1e-5f));
+    auto scale = shifted.rsqrt() * gamma;
+    auto scaled = centred * scale.broadcast_along(0, 3);
+    auto output = scaled + beta.broadcast_along(0, 3);
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({output}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    ASSERT_EQ(plan.patterns()[0].kind(), PatternKind::BatchNormTraining);
+    const std::string text = plan.emit_stablehlo();
+    EXPECT_EQ(occurrences(text, "stablehlo.batch_norm_training"), 0U);
+    EXPECT_EQ(occurrences(text, "stablehlo.reduce("), 2U);
+    EXPECT_THAT(text, HasSubstr("dense<4.0> : tensor<2xf32>"));
+}
+
+// A Map election is a loop fusion: no named operation stands for it, so its
+// members are written as their own operations.
+TEST(EmitStablehloRaises, MapElectionEmitsItsMembersOriginalOperations) {
+    Tape<float> tape;
+    auto x = tape.input(Tensor<float>::filled({64, 32}, 0.5f));
+    auto y = tape.parameter(Tensor<float>::filled({64, 32}, 2.0f));
+    auto z = tape.parameter(Tensor<float>::filled({64, 32}, -1.0f));
+    auto product = x * y;
+    auto shifted = product + z;
+    auto squashed = shifted.tanh();
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({squashed}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    ASSERT_EQ(plan.patterns()[0].kind(), PatternKind::Map);
+    const std::string text = plan.emit_stablehlo();
+    EXPECT_THAT(text, HasSubstr("%v3 = stablehlo.multiply %arg0, %arg1 : tensor<64x32xf32>"));
+    EXPECT_THAT(text, HasSubstr("%v4 = stablehlo.add %v3, %arg2 : tensor<64x32xf32>"));
+    EXPECT_THAT(text, HasSubstr("%v5 = stablehlo.tanh %v4 : tensor<64x32xf32>"));
+}
+
+// Batch norm inference of [N, C] written by hand with an epsilon that differs
+// per channel: elected (the structure matches), but no named operation takes
+// such an epsilon, so it emits its original operations.
+TEST(EmitStablehloRaises, BatchNormWithAnEpsilonPerChannelEmitsItsOriginalOperations) {
+    Tape<float> tape;
+    auto x = tape.input(Tensor<float>({2, 2}, {1.0f, 2.0f, 3.0f, 5.0f}));
+    auto gamma = tape.parameter(Tensor<float>({2}, {1.0f, 2.0f}));
+    auto beta = tape.parameter(Tensor<float>({2}, {0.5f, -0.5f}));
+    auto mean = tape.input(Tensor<float>({2}, {2.0f, 3.5f}));
+    auto variance = tape.input(Tensor<float>({2}, {1.0f, 2.25f}));
+    auto epsilon = tape.leaf(Tensor<float>({2}, {1e-5f, 1e-3f}));
+    auto centred = x - mean.broadcast_along(0, 2);
+    auto shifted = variance + epsilon;
+    auto scale = shifted.rsqrt() * gamma;
+    auto scaled = centred * scale.broadcast_along(0, 2);
+    auto output = scaled + beta.broadcast_along(0, 2);
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({output}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    ASSERT_EQ(plan.patterns()[0].kind(), PatternKind::BatchNormInference);
+    const std::string text = plan.emit_stablehlo();
+    EXPECT_EQ(occurrences(text, "stablehlo.batch_norm_inference"), 0U);
+    EXPECT_EQ(occurrences(text, "stablehlo.rsqrt"), 1U);
+    EXPECT_EQ(occurrences(text, "stablehlo.broadcast_in_dim"), 3U);
+}
+
 // ---- goldens ----
 
 std::filesystem::path golden_path(const std::string& name) {
@@ -377,6 +563,13 @@ TEST(EmitStablehloGolden, UnfoldAndItsAdjointFold) {
     const auto adjoints = tape.differentiate(loss, {signal});
     const auto network = std::move(tape).into_network();
     expect_golden("unfold_training", network.entry(adjoints.roots()).lower().emit_stablehlo());
+}
+
+// Reviewed against the StableHLO specification: the convolution's operands,
+// dimension numbers and window, the reduce_window's window and body.
+TEST(EmitStablehloGolden, SeedsConvExampleRaised) {
+    const SeedsConvNet net = seeds_conv_net();
+    expect_golden("seeds_conv_raised", net.network.entry({net.loss}).lower().emit_stablehlo());
 }
 
 TEST(EmitStablehloGolden, ErfInGenericForm) {

@@ -1,6 +1,7 @@
 #include "support/emission_corpus.hpp"
 
 #include "support/op_specs.hpp"
+#include "support/pattern_corpus.hpp"
 #include <topos/topos.hpp>
 
 #include <cstdint>
@@ -116,6 +117,7 @@ void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
     visit_special_functions<float>(visitor, "range.special_functions.f32");
     visit_special_functions<double>(visitor, "range.special_functions.f64");
     visit_mlp(visitor);
+    visit_pattern_plans(visitor);
 }
 
 }  // namespace topos::test

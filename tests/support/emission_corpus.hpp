@@ -2,7 +2,9 @@
 // spec, on three random draws), an inference plan, a training plan
 // (forward-only over the recorded gradients) and the backward posture of its
 // loss; and the plans the examples
-// lower (the seeds' scalar chain, the walk-through, an MLP), in float and double.
+// lower (the seeds' scalar chain, the walk-through, an MLP), in float and double;
+// and plans that elect every pattern raising to a named operation
+// (support/pattern_corpus.hpp).
 #pragma once
 
 #include <topos/plan/plan.hpp>
