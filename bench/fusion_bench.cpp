@@ -34,16 +34,21 @@ struct Recorded {
 
 Recorded record(const Layer& l) {
     Tape<float> tape;
-    auto image = tape.input(topos::init::normal(1, 1.0)(Shape{l.batch, l.channels, l.size, l.size}));
-    auto filters =
-        tape.parameter(topos::init::normal(2, 0.3)(Shape{l.filters, l.channels, l.kernel, l.kernel}));
+    auto image =
+        tape.input(topos::init::normal(1, 1.0)(Shape{l.batch, l.channels, l.size, l.size}));
+    auto filters = tape.parameter(
+        topos::init::normal(2, 0.3)(Shape{l.filters, l.channels, l.kernel, l.kernel}));
     auto bias = tape.parameter(topos::init::normal(3, 0.1)(Shape{l.filters}));
     auto convolved = topos::conv2d(image, filters, bias, 1, l.padding).relu();
     auto pooled = topos::max_pool(convolved, 2, 2);
     return {std::move(tape).into_network(), convolved, pooled};
 }
 
-enum class Part { Convolution, Pooling, Both };
+enum class Part {
+    Convolution,
+    Pooling,
+    Both
+};
 
 void topos_plan(benchmark::State& state, Layer layer, Part part, bool fused) {
     const Recorded recorded = record(layer);
@@ -97,7 +102,8 @@ void register_layer(const char* name, Layer layer, Part part) {
     const std::string prefix = name;
     benchmark::RegisterBenchmark((prefix + "/topos_fused").c_str(), topos_plan, layer, part, true)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark((prefix + "/topos_unfused").c_str(), topos_plan, layer, part, false)
+    benchmark::RegisterBenchmark(
+        (prefix + "/topos_unfused").c_str(), topos_plan, layer, part, false)
         ->Unit(benchmark::kMicrosecond);
 #if defined(TOPOS_BENCH_WITH_TORCH)
     benchmark::RegisterBenchmark((prefix + "/libtorch").c_str(), libtorch, layer, part)

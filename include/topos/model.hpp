@@ -6,9 +6,9 @@
 #include <topos/core/error.hpp>
 #include <topos/core/shape.hpp>
 #include <topos/core/tensor.hpp>
+#include <topos/graph/compositions.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
-#include <topos/graph/compositions.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/attention.hpp>
 #include <topos/model/checkpoint.hpp>

@@ -2,7 +2,6 @@
 // average_pool and both batch norms against direct loops written from their
 // textbook definitions, in double.
 #include "support/finite_differences.hpp"
-
 #include <topos/topos.hpp>
 
 #include <gtest/gtest.h>
@@ -172,12 +171,12 @@ TEST(Composition, AConvNetsRecordedGradientsMatchFiniteDifferences) {
     const auto network = std::move(tape).into_network();
     const auto parameters = network.parameters();
     const auto run = network.entry(adjoints.roots()).lower().forward(parameters);
-    for (const Symbol source : {filters.symbol(), bias.symbol(), gamma.symbol(), beta.symbol(),
-                                image.symbol()}) {
+    for (const Symbol source :
+         {filters.symbol(), bias.symbol(), gamma.symbol(), beta.symbol(), image.symbol()}) {
         const test::Jacobian jacobian =
             test::network_jacobian(network, parameters, {}, loss, source);
-        EXPECT_TRUE(test::near_relative(test::to_doubles(run.of(adjoints.of(source))),
-                                        jacobian.values, 1e-7))
+        EXPECT_TRUE(test::near_relative(
+            test::to_doubles(run.of(adjoints.of(source))), jacobian.values, 1e-7))
             << "d loss / d node " << source.index();
     }
 }
