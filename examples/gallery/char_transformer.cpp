@@ -90,17 +90,18 @@ Decode record_decode(topos::Tape<float>& tape, const Layers& layers) {
     const auto position = tape.indices(Tensor<float>::filled(Shape{1}, 0.0f));
     const gallery::Position at = gallery::position_masks(tape, position, context);
     auto x = layers.tokens.express(token) + layers.positions.express(position);
-    Decode decode{token, position, {}, {}, token};
+    std::vector<Symbol> caches;
+    std::vector<Symbol> updated_caches;
     for (const auto& block : layers.blocks) {
         const auto empty = Tensor<float>::filled(Shape{heads, context, width / heads}, 0.0f);
         const KeyValue cache{tape.input(empty), tape.input(empty)};
         KeyValue updated{cache.keys, cache.values};
         x = gallery::block_one(block, x, cache, at, updated);
-        decode.caches.insert(decode.caches.end(), {cache.keys, cache.values});
-        decode.updated.insert(decode.updated.end(), {updated.keys, updated.values});
+        caches.insert(caches.end(), {cache.keys, cache.values});
+        updated_caches.insert(updated_caches.end(), {updated.keys, updated.values});
     }
-    decode.logits = layers.unembed.express(layers.norm.express(x));
-    return decode;
+    const auto logits = layers.unembed.express(layers.norm.express(x));
+    return {token, position, caches, updated_caches, logits};
 }
 
 struct Model {
