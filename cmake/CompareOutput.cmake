@@ -1,10 +1,18 @@
 # Runs PROGRAM and compares its standard output with the file GOLDEN.
 # With the environment variable TOPOS_UPDATE_GOLDEN=1 it rewrites GOLDEN instead.
+# MASK, when set, is a regular expression for what differs from run to run
+# (timings), with one group for the text to keep: every match is replaced by
+# `~` and that group before the output is compared or written, so the golden
+# file holds only what is reproducible ("1234 examples/s" with the mask
+# "[0-9]+( examples/s)" becomes "~ examples/s").
 execute_process(COMMAND ${PROGRAM}
     OUTPUT_VARIABLE output
     RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
     message(FATAL_ERROR "${PROGRAM} exited with ${status}:\n${output}")
+endif()
+if(NOT "${MASK}" STREQUAL "")
+    string(REGEX REPLACE "${MASK}" "~\\1" output "${output}")
 endif()
 if("$ENV{TOPOS_UPDATE_GOLDEN}" STREQUAL "1")
     file(WRITE ${GOLDEN} "${output}")

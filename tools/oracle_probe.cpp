@@ -477,7 +477,8 @@ void fused_plans(Printer& printer, Generator& generator) {
     auto gamma = tape.parameter(positive_tensor<T>(generator, Shape{4}, -1));
     auto beta = tape.parameter(uniform_tensor<T>(generator, Shape{4}, -1));
     auto convolved = topos::conv2d(image, filters, bias, 2, 1, 1);
-    const topos::BatchNorm<T> normalised = topos::batch_norm_training(convolved, gamma, beta);
+    const topos::BatchNormTraining<T> normalised =
+        topos::batch_norm_training(convolved, gamma, beta);
     auto activated = normalised.output.tanh();
     auto pooled = topos::max_pool(activated, 2, 1);
     auto averaged = topos::average_pool(activated, 3, 2);

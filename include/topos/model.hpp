@@ -11,13 +11,16 @@
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/attention.hpp>
+#include <topos/model/batch_norm.hpp>
 #include <topos/model/checkpoint.hpp>
 #include <topos/model/clip.hpp>
+#include <topos/model/conv2d.hpp>
 #include <topos/model/dropout.hpp>
 #include <topos/model/embedding.hpp>
 #include <topos/model/init.hpp>
 #include <topos/model/layer_norm.hpp>
 #include <topos/model/linear.hpp>
+#include <topos/model/max_pool.hpp>
 #include <topos/model/mlp.hpp>
 #include <topos/model/module.hpp>
 #include <topos/model/optim.hpp>

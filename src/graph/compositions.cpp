@@ -201,10 +201,10 @@ Value<T> average_pool(const Value<T>& input, std::size_t size, std::size_t strid
 }
 
 template <Element T>
-BatchNorm<T> batch_norm_training(const Value<T>& input,
-                                 const Value<T>& gamma,
-                                 const Value<T>& beta,
-                                 double epsilon) {
+BatchNormTraining<T> batch_norm_training(const Value<T>& input,
+                                         const Value<T>& gamma,
+                                         const Value<T>& beta,
+                                         double epsilon) {
     check_batch_norm(input, {&gamma, &beta});
     const Axes axes = statistics_axes(input.shape());
     const Value<T> mean = input.mean(axes);
@@ -231,7 +231,7 @@ Value<T> batch_norm_inference(const Value<T>& input,
         const Value<T>&, const Value<T>&, const Value<T>&, std::size_t, std::size_t, std::size_t); \
     template Value<T> max_pool(const Value<T>&, std::size_t, std::size_t);                         \
     template Value<T> average_pool(const Value<T>&, std::size_t, std::size_t);                     \
-    template BatchNorm<T> batch_norm_training(                                                     \
+    template BatchNormTraining<T> batch_norm_training(                                             \
         const Value<T>&, const Value<T>&, const Value<T>&, double);                                \
     template Value<T> batch_norm_inference(const Value<T>&,                                        \
                                            const Value<T>&,                                        \

@@ -6,6 +6,7 @@
 #include "pattern/catalog.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <queue>
 
 namespace topos::detail {
@@ -78,6 +79,7 @@ public:
           covered_(covered),
           readers_(nodes.size()),
           in_region_(nodes.size(), false),
+          root_of_(nodes.size(), no_region),
           scheduled_(nodes.size(), false) {
         for (std::uint32_t reader : order) {
             scheduled_[reader] = true;
@@ -97,6 +99,7 @@ public:
     std::vector<std::uint32_t> grow(std::uint32_t root) {
         std::vector<std::uint32_t> region{root};
         in_region_[root] = true;
+        root_of_[root] = root;
         std::priority_queue<std::uint32_t> pending;  // highest index first: its readers are decided
         const auto offer_operands = [&](std::uint32_t member) {
             for (std::uint32_t operand : nodes_[member].operands()) {
@@ -111,17 +114,21 @@ public:
                 continue;
             }
             in_region_[candidate] = true;
+            root_of_[candidate] = root;
             region.push_back(candidate);
             offer_operands(candidate);
         }
         std::sort(region.begin(), region.end());
         if (region.size() < 2) {
             in_region_[root] = false;
+            root_of_[root] = no_region;
         }
         return region;
     }
 
 private:
+    // A member no region reads from outside: every reader is in this region
+    // (a reader in another region would find the value never written).
     bool absorbable(std::uint32_t index, std::uint32_t root) const {
         const Node& node = nodes_[index];
         if (covered_[index] || declared_[index] || retained_[index] ||
@@ -130,7 +137,7 @@ private:
         }
         const auto& readers = readers_[index];
         return std::all_of(readers.begin(), readers.end(), [&](std::uint32_t reader) {
-            return in_region_[reader];
+            return root_of_[reader] == root;
         });
     }
 
@@ -139,7 +146,10 @@ private:
     const std::vector<bool>& retained_;
     const std::vector<bool>& covered_;
     std::vector<std::vector<std::uint32_t>> readers_;
+    static constexpr std::uint32_t no_region = std::numeric_limits<std::uint32_t>::max();
+
     std::vector<bool> in_region_;
+    std::vector<std::uint32_t> root_of_;  // the root of the region holding each node
     std::vector<bool> scheduled_;
 };
 

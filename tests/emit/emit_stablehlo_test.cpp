@@ -395,7 +395,7 @@ ObservedBatchNorm observed_batch_norm() {
     auto input = tape.input(init::normal(4, 1.0)(Shape{4, 3, 2, 2}));
     auto gamma = tape.parameter(Tensor<float>::filled(Shape{3}, 1.0f));
     auto beta = tape.parameter(Tensor<float>::filled(Shape{3}, 0.0f));
-    const BatchNorm<float> normalised = batch_norm_training(input, gamma, beta);
+    const BatchNormTraining<float> normalised = batch_norm_training(input, gamma, beta);
     auto loss = normalised.output.square().sum();
     return {std::move(tape).into_network(), loss, normalised.mean, normalised.variance};
 }

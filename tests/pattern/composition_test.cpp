@@ -119,7 +119,7 @@ TEST(Composition, BatchNormNormalisesEachChannelOverTheBatch) {
     auto input = tape.input(pixels);
     auto g = tape.parameter(gamma);
     auto b = tape.parameter(beta);
-    const BatchNorm<double> training = batch_norm_training(input, g, b, epsilon);
+    const BatchNormTraining<double> training = batch_norm_training(input, g, b, epsilon);
     auto inference = batch_norm_inference(
         input, g, b, tape.input(running_mean), tape.input(running_variance), epsilon);
     const auto network = std::move(tape).into_network();

@@ -158,7 +158,7 @@ TEST(Election, BatchNormStatisticsObservedAreWrittenBack) {
     auto input = tape.input(init::normal(7, 2.0)(Shape{3, 4, 2, 3}));
     auto gamma = tape.parameter(init::normal(8, 1.0)(Shape{4}));
     auto beta = tape.parameter(init::normal(9, 1.0)(Shape{4}));
-    const BatchNorm<double> normalised = batch_norm_training(input, gamma, beta);
+    const BatchNormTraining<double> normalised = batch_norm_training(input, gamma, beta);
     auto loss = normalised.output.sum();
     const auto network = std::move(tape).into_network();
     const auto observed =

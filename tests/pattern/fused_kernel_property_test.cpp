@@ -89,7 +89,7 @@ void check_batch_norm(const Shape& shape, std::uint64_t seed) {
     auto beta = tape.parameter(init::normal(seed + 2, 1.0)(Shape{shape[1]}));
     auto mean = tape.input(init::normal(seed + 3, 1.0)(Shape{shape[1]}));
     auto variance = tape.input(init::uniform(seed + 4, 0.1, 3.0)(Shape{shape[1]}));
-    const BatchNorm<T> training = batch_norm_training(input, gamma, beta, 1e-5);
+    const BatchNormTraining<T> training = batch_norm_training(input, gamma, beta, 1e-5);
     auto inference = batch_norm_inference(input, gamma, beta, mean, variance, 1e-3);
     const auto network = std::move(tape).into_network();
     std::ostringstream context;

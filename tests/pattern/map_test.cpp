@@ -52,6 +52,22 @@ TEST(Map, AnObservedIntermediateStaysOutsideTheRegion) {
     EXPECT_TRUE(bit_equal(run.of(chain.loss), oracle.of(chain.loss)));
 }
 
+// x - mean feeds both the square of one region and the product of another
+// (layer normalisation's shape): it may join neither region, or the second
+// would read a value the first never wrote.
+TEST(Map, AValueReadByTwoRegionsStaysOutsideBoth) {
+    Tape<float> tape;
+    auto x = tape.input(init::normal(4, 1.0)(Shape{16, 64}));
+    auto centred = x - x.mean(Axes{1}, true);
+    auto scale = (centred.square().mean(Axes{1}, true) + 1e-5f).rsqrt();
+    const Symbol y = centred * scale * tape.leaf(init::normal(5, 1.0)(Shape{16, 64}));
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({y}).numerics(Numerics::Exact).lower();
+    EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(y),
+                          network.forward(network.parameters()).of(y)))
+        << plan.describe();
+}
+
 TEST(Map, SmallValuesAreNotWorthALoop) {
     Tape<double> tape;
     auto w = tape.parameter(Tensor<double>(0.5));

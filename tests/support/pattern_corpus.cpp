@@ -76,8 +76,8 @@ void visit_batch_norms(EmissionCorpusVisitor& visitor, const std::string& name) 
     auto beta = tape.parameter(rng.tensor<T>(Shape{3}, -0.5, 0.5));
     auto mean = tape.input(rng.tensor<T>(Shape{3}, -0.5, 0.5));
     auto variance = tape.input(rng.tensor<T>(Shape{3}, 0.5, 2.0));
-    const BatchNorm<T> trained = batch_norm_training(images, gamma, beta);
-    const BatchNorm<T> trained_rows = batch_norm_training(rows, gamma, beta, 1e-3);
+    const BatchNormTraining<T> trained = batch_norm_training(images, gamma, beta);
+    const BatchNormTraining<T> trained_rows = batch_norm_training(rows, gamma, beta, 1e-3);
     auto inferred = batch_norm_inference(images, gamma, beta, mean, variance);
     const Network<T> network = std::move(tape).into_network();
     visitor.visit(name + ".training",

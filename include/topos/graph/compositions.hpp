@@ -39,7 +39,7 @@ Value<T> average_pool(const Value<T>& input, std::size_t size, std::size_t strid
 // axis 1, with a scale `gamma` [C] and a shift `beta` [C]:
 //   y = (x - mean) * (rsqrt(variance + epsilon) * gamma) + beta
 template <Element T>
-struct BatchNorm {
+struct BatchNormTraining {
     Value<T> output;
     Value<T> mean;      // [C], the batch mean (training formula)
     Value<T> variance;  // [C], the biased batch variance (training formula)
@@ -48,7 +48,7 @@ struct BatchNorm {
 // The training formula: the statistics are the batch's own. Observe `mean` and
 // `variance` to update running statistics; the fused kernel writes them back.
 template <Element T>
-BatchNorm<T> batch_norm_training(const Value<T>& input,
+BatchNormTraining<T> batch_norm_training(const Value<T>& input,
                                  const Value<T>& gamma,
                                  const Value<T>& beta,
                                  double epsilon = 1e-5);
