@@ -24,12 +24,19 @@ std::string axis_letters(std::size_t batch,
                          std::size_t feature,
                          char feature_letter,
                          const std::array<std::size_t, 2>& spatial) {
-    std::array<std::string, 4> letters;
-    letters[batch] = std::string(1, batch_letter);
-    letters[feature] = std::string(1, feature_letter);
-    letters[spatial[0]] = "0";
-    letters[spatial[1]] = "1";
-    return '[' + letters[0] + ", " + letters[1] + ", " + letters[2] + ", " + letters[3] + ']';
+    // Characters, not strings: g++ 12 -O3 reports a false -Wrestrict on
+    // assigning short literals to strings in an array.
+    std::array<char, 4> letters{};
+    letters.at(batch) = batch_letter;
+    letters.at(feature) = feature_letter;
+    letters.at(spatial[0]) = '0';
+    letters.at(spatial[1]) = '1';
+    std::string text = "[";
+    for (std::size_t axis = 0; axis < letters.size(); ++axis) {
+        text += axis == 0 ? "" : ", ";
+        text += letters[axis];
+    }
+    return text + ']';
 }
 
 std::string conv_dimension_numbers(const ConvolutionLayout& l) {
