@@ -103,6 +103,72 @@ void visit_mlp(EmissionCorpusVisitor& visitor) {
     visitor.visit("example.mlp.training", network.entry(adjoints.roots()).lower());
 }
 
+// The gallery's models, small: each training plan (loss and gradients) and
+// its evaluation plan, as the gallery lowers them.
+template <class Model>
+void visit_classifier(EmissionCorpusVisitor& visitor,
+                      const std::string& name,
+                      Tape<float>& tape,
+                      const Model& model,
+                      const std::vector<Value<float>>& parameters,
+                      const Shape& images_shape) {
+    auto images = tape.input(init::normal(7, 1.0)(images_shape));
+    auto labels = tape.indices(Tensor<float>::filled(Shape{images_shape[0]}, 3.0f));
+    auto logits = model(images);
+    auto loss = cross_entropy(logits, labels);
+    const Adjoints<float> adjoints = tape.differentiate(loss, parameters);
+    const Network<float> network = std::move(tape).into_network();
+    visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
+    visitor.visit(name + ".evaluation", network.entry({logits}).lower());
+}
+
+void visit_gallery_models(EmissionCorpusVisitor& visitor) {
+    {
+        Tape<float> tape;
+        const Conv2d<float> first(tape, {1, 4, 3, 1, 1}, init::kaiming(1));
+        const MaxPool2d<float> pool(2);
+        const BatchNorm<float> norm(tape, 4);
+        const Linear<float> head(tape, 4 * 4 * 4, 10, init::xavier(2));
+        std::vector<Value<float>> parameters = first.parameters();
+        for (const Value<float>& p : norm.parameters()) {
+            parameters.push_back(p);
+        }
+        for (const Value<float>& p : head.parameters()) {
+            parameters.push_back(p);
+        }
+        const auto model = [&](const Value<float>& x) {
+            auto features = pool.express(norm.express(first.express(x)).relu());
+            return head.express(features.reshape(Shape{x.shape()[0], 4 * 4 * 4}));
+        };
+        visit_classifier(visitor, "gallery.cnn", tape, model, parameters, Shape{3, 1, 8, 8});
+    }
+    {
+        Tape<float> tape;
+        const Embedding<float> embedding(tape, 27, 8, init::normal(3, 0.1));
+        const TransformerBlock<float> block(tape, 8, 2, 16, init::xavier(4));
+        const Linear<float> head(tape, 8, 27, init::xavier(5));
+        std::vector<Value<float>> parameters = embedding.parameters();
+        for (const Value<float>& p : block.parameters()) {
+            parameters.push_back(p);
+        }
+        for (const Value<float>& p : head.parameters()) {
+            parameters.push_back(p);
+        }
+        const auto model = [&](const Value<float>& tokens) {
+            auto states = block.express(embedding.express(tokens));
+            return head.express(states.reshape(Shape{6, 8}));
+        };
+        auto tokens = tape.indices(Tensor<float>::filled(Shape{1, 6}, 2.0f));
+        auto targets = tape.indices(Tensor<float>::filled(Shape{6}, 5.0f));
+        auto logits = model(tokens);
+        auto loss = cross_entropy(logits, targets);
+        const Adjoints<float> adjoints = tape.differentiate(loss, parameters);
+        const Network<float> network = std::move(tape).into_network();
+        visitor.visit("gallery.transformer.training", network.entry(adjoints.roots()).lower());
+        visitor.visit("gallery.transformer.evaluation", network.entry({logits}).lower());
+    }
+}
+
 }  // namespace
 
 void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
@@ -118,6 +184,7 @@ void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
     visit_special_functions<double>(visitor, "range.special_functions.f64");
     visit_mlp(visitor);
     visit_pattern_plans(visitor);
+    visit_gallery_models(visitor);
 }
 
 }  // namespace topos::test

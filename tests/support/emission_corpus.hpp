@@ -3,8 +3,9 @@
 // (forward-only over the recorded gradients) and the backward posture of its
 // loss; and the plans the examples
 // lower (the seeds' scalar chain, the walk-through, an MLP), in float and double;
-// and plans that elect every pattern raising to a named operation
-// (support/pattern_corpus.hpp).
+// plans that elect every pattern raising to a named operation
+// (support/pattern_corpus.hpp); and small versions of the gallery's models
+// (a CNN with batch norm, a transformer block), training and evaluation.
 #pragma once
 
 #include <topos/plan/plan.hpp>
