@@ -2,7 +2,34 @@
 
 #include "ops/reduce.hpp"
 
+#include <atomic>
+
 namespace topos::detail {
+
+namespace {
+
+std::atomic<bool>& avx2_fma_loops_allowed() {
+    static std::atomic<bool> allowed{true};
+    return allowed;
+}
+
+}  // namespace
+
+bool runs_avx2_fma() {
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    static const bool supported = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return supported && avx2_fma_loops_allowed().load(std::memory_order_relaxed);
+#else
+    return false;
+#endif
+}
+
+void allow_avx2_fma_loops(bool allowed) {
+    avx2_fma_loops_allowed().store(allowed, std::memory_order_relaxed);
+}
 
 Shape same_shape_unary(const ShapeCheck& check) {
     check.attributes<NoAttributes>();

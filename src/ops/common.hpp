@@ -2,8 +2,10 @@
 // and the outer x axis x inner view of a shape that the layout kernels walk.
 #pragma once
 
+#include "core/thread_pool.hpp"
 #include "ops/op_info.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <numbers>
 #include <span>
@@ -24,23 +26,86 @@ Shape equal_shapes(const ShapeCheck& check);
 // The shape rule of binary elementwise operations: equal shapes, no attributes.
 Shape same_shape_binary(const ShapeCheck& check);
 
+// Whether this processor has AVX2 and FMA. The elementwise loops then run a
+// copy of themselves compiled for those instructions: std::fma becomes one
+// instruction instead of a call into libm, and loops without branches get
+// vector lanes. The values are bit for bit the same: exact code never depends
+// on contraction (the library builds with -ffp-contract=off), fma is exactly
+// rounded either way, and lanes compute each element independently.
+bool runs_avx2_fma();
+
+// Lets tests run the portable loops on a processor with AVX2 and FMA, to
+// compare their bits with the AVX2 + FMA copies' (allowed by default).
+void allow_avx2_fma_loops(bool allowed);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TOPOS_HAS_AVX2_LOOPS 1
+// flatten inlines every call, so the callees are compiled for AVX2 and FMA too;
+// their out-of-line copies keep the default target.
+#define TOPOS_AVX2_FMA_LOOP __attribute__((target("avx2,fma"), flatten))
+#endif
+
+template <class T, class F>
+void elementwise_loop(std::size_t begin, std::size_t end, T* out, F f) {
+    for (std::size_t i = begin; i < end; ++i) {
+        out[i] = f(i);
+    }
+}
+
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+template <class T, class F>
+TOPOS_AVX2_FMA_LOOP void elementwise_loop_avx2_fma(std::size_t begin,
+                                                   std::size_t end,
+                                                   T* out,
+                                                   F f) {
+    for (std::size_t i = begin; i < end; ++i) {
+        out[i] = f(i);
+    }
+}
+#endif
+
+template <class T, class F>
+void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    if (runs_avx2_fma()) {
+        elementwise_loop_avx2_fma(begin, end, out, f);
+        return;
+    }
+#endif
+    elementwise_loop(begin, end, out, f);
+}
+
+// Elements per task when an elementwise loop is shared among the pool's threads.
+inline constexpr std::size_t elementwise_chunk = 8192;
+
+// out[i] = f(i) for i < count: on the AVX2 + FMA copy where the processor has
+// it, in chunks on the library's threads when there are several. Every element
+// is computed alone, so neither changes a bit.
+template <class T, class F>
+void elementwise(std::size_t count, T* out, F f) {
+    if (count < 2 * elementwise_chunk) {
+        elementwise_range(0, count, out, f);
+        return;
+    }
+    ThreadPool::instance().run(
+        (count + elementwise_chunk - 1) / elementwise_chunk, [&](std::size_t chunk) {
+            const std::size_t begin = chunk * elementwise_chunk;
+            elementwise_range(begin, std::min(count, begin + elementwise_chunk), out, f);
+        });
+}
+
 template <Element T, class F>
 void unary_map(std::span<const View<T>> operands, T* out, F f) {
     const T* x = operands[0].data;
-    const std::size_t count = operands[0].shape->elements();
-    for (std::size_t i = 0; i < count; ++i) {
-        out[i] = f(x[i]);
-    }
+    elementwise(operands[0].shape->elements(), out, [x, f](std::size_t i) { return f(x[i]); });
 }
 
 template <Element T, class F>
 void binary_map(std::span<const View<T>> operands, T* out, F f) {
     const T* x = operands[0].data;
     const T* y = operands[1].data;
-    const std::size_t count = operands[0].shape->elements();
-    for (std::size_t i = 0; i < count; ++i) {
-        out[i] = f(x[i], y[i]);
-    }
+    elementwise(
+        operands[0].shape->elements(), out, [x, y, f](std::size_t i) { return f(x[i], y[i]); });
 }
 
 // A shape seen as [outer, extent, inner] around one axis.

@@ -2,6 +2,7 @@
 #include "emit/hlo_builder.hpp"
 #include "ops/rows.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace topos::detail {
@@ -25,29 +26,150 @@ Shape infer(const ShapeCheck& check) {
     return Shape(std::span<const std::size_t>(extents.data(), shape.rank()));
 }
 
-template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
-    const Axes& order = node.attributes_as<PermuteAttributes>().order;
-    const Shape& output = node.shape();
-    const std::size_t rank = output.rank();
-    const auto input_strides = operands[0].shape->strides();
-    std::array<std::size_t, Shape::max_rank> stride{};  // input stride of each output axis
-    for (std::size_t i = 0; i < rank; ++i) {
-        stride[i] = input_strides[order[i]];
+// A permutation with as few axes as the same data movement allows: axes of
+// extent 1 dropped, and input axes that stay adjacent and in order merged into
+// one. E.g. [N, H, W, C] by {0, 3, 1, 2} is [N, H*W, C] by {0, 2, 1}.
+struct Movement {
+    std::array<std::size_t, Shape::max_rank> input{};  // merged input extents
+    std::array<std::size_t, Shape::max_rank> order{};  // merged order
+    std::size_t rank = 0;
+
+    // Swapping the last two axes, the others in place: a batch of transposes.
+    bool is_transpose() const {
+        if (rank < 2 || order[rank - 1] != rank - 2 || order[rank - 2] != rank - 1) {
+            return false;
+        }
+        for (std::size_t axis = 0; axis + 2 < rank; ++axis) {
+            if (order[axis] != axis) {
+                return false;
+            }
+        }
+        return true;
     }
+};
+
+Movement simplify(const Shape& input, const Axes& order) {
+    // Output axes that move data, as input axes; runs of consecutive input axes
+    // become one group.
+    std::array<std::size_t, Shape::max_rank> kept{};
+    std::size_t kept_count = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (input[order[i]] != 1) {
+            kept[kept_count++] = order[i];
+        }
+    }
+    std::array<std::size_t, Shape::max_rank> group_first{};  // first input axis of each group
+    std::array<std::size_t, Shape::max_rank> group_extent{};
+    std::size_t groups = 0;
+    for (std::size_t i = 0; i < kept_count; ++i) {
+        const bool continues = i > 0 && [&] {
+            for (std::size_t axis = kept[i - 1] + 1; axis < kept[i]; ++axis) {
+                if (input[axis] != 1) {
+                    return false;
+                }
+            }
+            return kept[i] > kept[i - 1];
+        }();
+        if (continues) {
+            group_extent[groups - 1] *= input[kept[i]];
+        } else {
+            group_first[groups] = kept[i];
+            group_extent[groups] = input[kept[i]];
+            ++groups;
+        }
+    }
+    // Number the groups by their position in the input.
+    Movement movement;
+    movement.rank = groups;
+    for (std::size_t g = 0; g < groups; ++g) {
+        std::size_t position = 0;
+        for (std::size_t other = 0; other < groups; ++other) {
+            position += group_first[other] < group_first[g] ? 1 : 0;
+        }
+        movement.order[g] = position;
+        movement.input[position] = group_extent[g];
+    }
+    return movement;
+}
+
+// out[b][j][i] = in[b][i][j] for each of `batches` [rows, columns] matrices, in
+// square blocks so that both the reads and the writes stay within cache lines.
+template <Element T>
+void transpose_matrices(
+    const T* in, T* out, std::size_t batches, std::size_t rows, std::size_t columns) {
+    constexpr std::size_t block = 16;
+    for (std::size_t b = 0; b < batches; ++b, in += rows * columns, out += rows * columns) {
+        for (std::size_t i0 = 0; i0 < rows; i0 += block) {
+            const std::size_t i1 = std::min(rows, i0 + block);
+            for (std::size_t j0 = 0; j0 < columns; j0 += block) {
+                const std::size_t j1 = std::min(columns, j0 + block);
+                for (std::size_t i = i0; i < i1; ++i) {
+                    for (std::size_t j = j0; j < j1; ++j) {
+                        out[j * rows + i] = in[i * columns + j];
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Any movement: an odometer over the output's outer axes, and a strided run
+// along its last axis (a contiguous copy when that axis stays last).
+template <Element T>
+void permute_rows(const T* in, T* out, const Movement& m) {
+    const std::size_t rank = m.rank;
+    std::array<std::size_t, Shape::max_rank> input_stride{};
+    for (std::size_t axis = rank, stride = 1; axis-- > 0;) {
+        input_stride[axis] = stride;
+        stride *= m.input[axis];
+    }
+    std::array<std::size_t, Shape::max_rank> extent{};  // of each output axis
+    std::array<std::size_t, Shape::max_rank> stride{};  // input stride of each output axis
+    std::size_t count = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+        extent[i] = m.input[m.order[i]];
+        stride[i] = input_stride[m.order[i]];
+        count *= extent[i];
+    }
+    const std::size_t run = extent[rank - 1];
+    const std::size_t step = stride[rank - 1];
     std::array<std::size_t, Shape::max_rank> counter{};
     std::size_t offset = 0;
-    const std::size_t count = output.elements();
-    for (std::size_t index = 0; index < count; ++index) {
-        out[index] = operands[0].data[offset];
-        for (std::size_t axis = rank; axis-- > 0;) {  // advance the odometer
+    for (std::size_t first = 0; first < count; first += run) {
+        if (step == 1) {
+            std::copy_n(in + offset, run, out + first);
+        } else {
+            for (std::size_t j = 0; j < run; ++j) {
+                out[first + j] = in[offset + j * step];
+            }
+        }
+        for (std::size_t axis = rank - 1; axis-- > 0;) {  // advance the odometer
             offset += stride[axis];
-            if (++counter[axis] < output[axis]) {
+            if (++counter[axis] < extent[axis]) {
                 break;
             }
-            offset -= stride[axis] * output[axis];
+            offset -= stride[axis] * extent[axis];
             counter[axis] = 0;
         }
+    }
+}
+
+template <Element T>
+void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+    const Shape& input = *operands[0].shape;
+    const std::size_t count = input.elements();
+    if (count == 0) {
+        return;
+    }
+    const Movement movement = simplify(input, node.attributes_as<PermuteAttributes>().order);
+    if (movement.rank <= 1) {
+        std::copy_n(operands[0].data, count, out);
+    } else if (movement.is_transpose()) {
+        const std::size_t rows = movement.input[movement.rank - 2];
+        const std::size_t columns = movement.input[movement.rank - 1];
+        transpose_matrices(operands[0].data, out, count / (rows * columns), rows, columns);
+    } else {
+        permute_rows(operands[0].data, out, movement);
     }
 }
 

@@ -4,6 +4,7 @@
 //   transposed: MatMul(Permute(Reshape(...)), G)       [C*KH*KW, N*OH*OW] x [N*OH*OW, O]
 // (the second is a convolution's filter gradient). Both accumulate every
 // output over ascending depth with one fma each, from +0, as MatMul does.
+#include "ops/common.hpp"
 #include "ops/matmul.hpp"
 #include "pattern/catalog.hpp"
 
@@ -120,6 +121,28 @@ void forward_product(const WindowProductGeometry& geometry,
     }
 }
 
+// out [K, O] += window [K] (outer) gradient row [O]: every output gains one
+// fma, so each keeps summing over ascending rows.
+template <Element T>
+void add_outer_product(
+    const T* window, const T* gradient_row, T* out, std::size_t depth, std::size_t columns) {
+    for (std::size_t k = 0; k < depth; ++k) {
+        T* out_row = out + k * columns;
+        const T scale = window[k];
+        for (std::size_t o = 0; o < columns; ++o) {
+            out_row[o] = std::fma(scale, gradient_row[o], out_row[o]);
+        }
+    }
+}
+
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+template <Element T>
+TOPOS_AVX2_FMA_LOOP void add_outer_product_avx2_fma(
+    const T* window, const T* gradient_row, T* out, std::size_t depth, std::size_t columns) {
+    add_outer_product(window, gradient_row, out, depth, columns);
+}
+#endif
+
 // out [K, O] = windows^T [K, P] x gradient [P, O]: a rank-one update per row p,
 // so every output still sums over ascending p.
 template <Element T>
@@ -135,16 +158,17 @@ void transposed_product(const WindowProductGeometry& geometry,
     thread_local std::vector<T> row;
     row.resize(depth);
     std::fill(out, out + depth * columns, T{0});
+    const bool vector_loop = runs_avx2_fma();
     for (std::size_t p = 0; p < rows; ++p) {
         patches.line(p, 1, row.data());
         const T* g_row = gradient + p * columns;
-        for (std::size_t k = 0; k < depth; ++k) {
-            T* out_row = out + k * columns;
-            const T scale = row[k];
-            for (std::size_t o = 0; o < columns; ++o) {
-                out_row[o] = std::fma(scale, g_row[o], out_row[o]);
-            }
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+        if (vector_loop) {
+            add_outer_product_avx2_fma(row.data(), g_row, out, depth, columns);
+            continue;
         }
+#endif
+        add_outer_product(row.data(), g_row, out, depth, columns);
     }
 }
 

@@ -1,0 +1,101 @@
+"""W1 side by side: runs bench/gemm_bench's topos and OpenBLAS benchmarks
+interleaved (one repetition of each configuration per round, for R rounds) and
+prints, per workload, the median GFLOP/s with min and max of each
+configuration and the ratio of topos's medians to the faster OpenBLAS's.
+
+OpenBLAS runs twice: under OPENBLAS_CORETYPE=Haswell (this machine's
+environment setting, AVX2 kernels) and with OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE removed, so that it picks its own kernel for the processor.
+
+bench/compare runs it as part of W1-W6.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+
+CONFIGURATIONS = [
+    # (column, benchmark family, environment changes)
+    ("topos Exact", "topos_exact", {}),
+    ("topos plan", "topos_plan", {}),
+    ("OpenBLAS Haswell", "openblas", {"OPENBLAS_CORETYPE": "Haswell"}),
+    ("OpenBLAS own kernel", "openblas", {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None}),
+]
+
+
+def environment(changes):
+    env = dict(os.environ)
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+def run_once(program, family, changes, workload_filter):
+    pattern = f"^{family}<.*({workload_filter})"
+    result = subprocess.run(
+        [program, f"--benchmark_filter={pattern}", "--benchmark_format=json",
+         "--benchmark_min_time=0.2"],
+        check=True, capture_output=True, text=True, env=environment(changes))
+    rows = json.loads(result.stdout)["benchmarks"]
+    return {workload_of(row["name"]): row for row in rows}
+
+
+def workload_of(name):
+    # topos_exact<float>/n:256/threads:1/real_time -> ("float", 256, 1)
+    match = re.match(r"\w+<(\w+)>/n:(\d+)/threads:(\d+)", name)
+    return match.group(1), int(match.group(2)), int(match.group(3))
+
+
+def cell(samples):
+    return (f"{statistics.median(samples):.1f} "
+            f"({min(samples):.1f}-{max(samples):.1f})")
+
+
+def compare(program, rounds, workload_filter="."):
+    by_wall = {}  # (column, workload) -> [GFLOP/s by wall-clock time]
+    by_cpu = {}  # the same for one thread, by that thread's CPU time
+    labels = {}
+    for _ in range(rounds):
+        for column, family, changes in CONFIGURATIONS:
+            results = run_once(program, family, changes, workload_filter)
+            for workload, row in results.items():
+                by_wall.setdefault((column, workload), []).append(row["GFLOP/s"])
+                if workload[2] == 1:
+                    cpu_gflops = row["GFLOP/s"] * row["real_time"] / row["cpu_time"]
+                    by_cpu.setdefault((column, workload), []).append(cpu_gflops)
+                if row.get("label"):
+                    labels[column] = row["label"]
+    columns = [c for c, _, _ in CONFIGURATIONS if any(k[0] == c for k in by_wall)]
+    for column in columns:
+        if column in labels:
+            print(f"{column}: OpenBLAS core {labels[column]}")
+    print(f"\nGFLOP/s by wall-clock time, median (min-max) of {rounds} interleaved "
+          "rounds; ratio = topos median / faster OpenBLAS median")
+    print_table(columns, by_wall)
+    print(f"\nOne thread, GFLOP/s by the computing thread's CPU time (time the thread was "
+          "descheduled on a loaded machine does not count)")
+    print_table(columns, by_cpu)
+
+
+def print_table(columns, samples):
+    workloads = sorted({w for _, w in samples}, key=lambda w: (w[0] != "float", w[1], w[2]))
+    header = ["workload"] + columns + ["Exact / best OpenBLAS", "plan / best OpenBLAS"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + " --- |" * len(header))
+    for workload in workloads:
+        element, n, threads = workload
+        row = [f"{element} n={n} t={threads}"]
+        for column in columns:
+            row.append(cell(samples.get((column, workload), [float("nan")])))
+        blas = [statistics.median(samples[(c, workload)]) for c in columns
+                if c.startswith("OpenBLAS") and (c, workload) in samples]
+        for column in ("topos Exact", "topos plan"):
+            if blas and (column, workload) in samples:
+                row.append(f"{statistics.median(samples[(column, workload)]) / max(blas):.2f}")
+            else:
+                row.append("-")
+        print("| " + " | ".join(row) + " |")

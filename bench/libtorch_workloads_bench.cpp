@@ -1,0 +1,75 @@
+// W2-W5 for LibTorch (Debian's libtorch-dev), the peer of workloads_bench.
+// `--threads=N` sets LibTorch's intra-op pool (default 1); run it with
+// OPENBLAS_NUM_THREADS=1 so that OpenBLAS does not start a second pool.
+// `libtorch_workloads_bench --peak-memory` runs W6: 200 steps of W2, then the
+// peak resident set in MiB.
+#include "libtorch_workloads.hpp"
+#include "peak_memory.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Build = std::unique_ptr<libtorch_workloads::Trainer> (*)();
+
+void train(benchmark::State& state, Build build) {
+    auto trainer = build();
+    trainer->step();
+    for (auto _ : state) {
+        trainer->step();
+    }
+    state.counters["loss"] = trainer->loss();
+}
+
+void register_workload(const std::string& name, Build build) {
+    benchmark::RegisterBenchmark((name + "/libtorch").c_str(), train, build)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+}
+
+// Removes `--threads=N` from the arguments and returns N (1 when absent).
+int take_thread_count(int& argc, char** argv) {
+    int threads = 1;
+    std::vector<char*> kept;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strncmp(argv[i], "--threads=", 10) == 0) {
+            threads = std::stoi(argv[i] + 10);
+        } else {
+            kept.push_back(argv[i]);
+        }
+    }
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        argv[i] = kept[i];
+    }
+    argc = static_cast<int>(kept.size());
+    return threads;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    at::set_num_threads(take_thread_count(argc, argv));
+    torch::manual_seed(1);
+    if (argc > 1 && std::strcmp(argv[1], "--peak-memory") == 0) {
+        auto trainer = libtorch_workloads::mlp_step();
+        for (int step = 0; step < 200; ++step) {
+            trainer->step();
+        }
+        std::cout << "W6 libtorch peak " << bench::peak_resident_mib() << " MiB, loss "
+                  << trainer->loss() << '\n';
+        return 0;
+    }
+    register_workload("W2_mlp_step", libtorch_workloads::mlp_step);
+    register_workload("W3_scalar_step", libtorch_workloads::scalar_step);
+    register_workload("W4_cnn_step", libtorch_workloads::cnn_step);
+    register_workload("W5_transformer_step", libtorch_workloads::transformer_step);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,141 @@
+// The elementwise loops and the convolution's filter-gradient loop run a copy
+// compiled for AVX2 and FMA where the processor has them, split among the
+// library's threads when long. Neither may change a bit: every opcode, the
+// transcendental functions over long float tensors (which the threads share),
+// and a fused convolution's gradients give the portable loops' bits.
+#include "ops/common.hpp"
+#include "support/bit_equal.hpp"
+#include "support/op_specs.hpp"
+#include <topos/graph/compositions.hpp>
+#include <topos/graph/network.hpp>
+#include <topos/graph/tape.hpp>
+#include <topos/graph/value.hpp>
+#include <topos/model/init.hpp>
+#include <topos/plan/plan.hpp>
+#include <topos/run/threads.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace topos {
+namespace {
+
+using test::bit_equal;
+
+// Restores the AVX2 + FMA loops when a test ends, whatever happened.
+class PortableLoops {
+public:
+    PortableLoops() { detail::allow_avx2_fma_loops(false); }
+
+    ~PortableLoops() { detail::allow_avx2_fma_loops(true); }
+
+    PortableLoops(const PortableLoops&) = delete;
+    PortableLoops& operator=(const PortableLoops&) = delete;
+};
+
+// `compute` once on the vector loops, once on the portable ones.
+template <class Compute>
+auto on_both_loops(const Compute& compute) {
+    auto vector_result = compute();
+    const PortableLoops portable;
+    return std::pair{std::move(vector_result), compute()};
+}
+
+class EveryOpcode : public ::testing::TestWithParam<Opcode> {};
+
+TEST_P(EveryOpcode, GivesThePortableLoopsBits) {
+    const test::OpSpec* spec = test::find_op_spec(GetParam());
+    ASSERT_NE(spec, nullptr);
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        test::Rng rng(seed);
+        Tape<double> tape;
+        const test::OpCase use = spec->record(tape, rng);
+        const Symbol output = use.output;
+        const auto network = std::move(tape).into_network();
+        const auto [vector, portable] =
+            on_both_loops([&] { return network.forward(network.parameters(), {}).of(output); });
+        EXPECT_TRUE(bit_equal(vector, portable)) << "seed " << seed;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(VectorLoops,
+                         EveryOpcode,
+                         ::testing::ValuesIn(test::computed_opcodes()),
+                         [](const auto& info) { return std::string(name_of(info.param)); });
+
+// Long enough for several chunks on the pool, with values from far below to far
+// above where the functions saturate, and the special values.
+Tensor<float> wide_range(std::size_t count) {
+    std::vector<float> values(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        values[i] = -40.0f + 80.0f * static_cast<float>(i) / static_cast<float>(count);
+    }
+    const float specials[] = {0.0f,
+                              -0.0f,
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::denorm_min(),
+                              std::numeric_limits<float>::max()};
+    for (std::size_t i = 0; i < std::size(specials); ++i) {
+        values[i * 997] = specials[i];
+    }
+    return Tensor<float>(Shape{count}, values);
+}
+
+TEST(VectorLoops, TranscendentalFunctionsOverLongFloatTensorsOnOneAndTwoThreads) {
+    using Function = std::function<Value<float>(const Value<float>&)>;
+    const std::vector<std::pair<const char*, Function>> functions = {
+        {"exp", [](const auto& x) { return x.exp(); }},
+        {"expm1", [](const auto& x) { return x.expm1(); }},
+        {"log", [](const auto& x) { return x.abs().log(); }},
+        {"log1p", [](const auto& x) { return x.abs().log1p(); }},
+        {"sin", [](const auto& x) { return x.sin(); }},
+        {"cos", [](const auto& x) { return x.cos(); }},
+        {"tanh", [](const auto& x) { return x.tanh(); }},
+        {"sigmoid", [](const auto& x) { return x.sigmoid(); }},
+        {"erf", [](const auto& x) { return x.erf(); }},
+        {"gelu", [](const auto& x) { return x.gelu(); }},
+        {"softplus", [](const auto& x) { return x.softplus(); }},
+    };
+    const std::size_t saved_threads = threads();
+    for (const std::size_t thread_count : {1, 2}) {
+        set_threads(thread_count);
+        for (const auto& [name, function] : functions) {
+            Tape<float> tape;
+            const auto y = function(tape.input(wide_range(50'000)));
+            const auto network = std::move(tape).into_network();
+            const auto [vector, portable] =
+                on_both_loops([&] { return network.forward(network.parameters(), {}).of(y); });
+            EXPECT_TRUE(bit_equal(vector, portable))
+                << name << " on " << thread_count << " threads";
+        }
+    }
+    set_threads(saved_threads);
+}
+
+TEST(VectorLoops, FusedConvolutionGradientsGiveThePortableBits) {
+    Tape<float> tape;
+    const auto image = tape.input(init::normal(1, 1.0)(Shape{3, 2, 9, 9}));
+    const auto filters = tape.parameter(init::normal(2, 0.5)(Shape{5, 2, 3, 3}));
+    const auto bias = tape.parameter(init::normal(3, 0.5)(Shape{5}));
+    const auto loss = (conv2d(image, filters, bias, 1, 1).tanh()).sum();
+    const auto adjoints = tape.differentiate(loss, {filters, bias});
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry(adjoints.roots()).numerics(Numerics::Exact).lower();
+    ASSERT_FALSE(plan.patterns().empty());
+    const auto [vector, portable] = on_both_loops([&] {
+        const auto run = plan.forward(network.parameters());
+        return std::pair{run.of(adjoints.of(filters)), run.of(adjoints.of(bias))};
+    });
+    EXPECT_TRUE(bit_equal(vector.first, portable.first));
+    EXPECT_TRUE(bit_equal(vector.second, portable.second));
+}
+
+}  // namespace
+}  // namespace topos
