@@ -20,15 +20,17 @@ inline torch::Tensor class_labels(std::int64_t count, std::int64_t classes) {
     return (torch::arange(count, torch::kLong) * 7 + 3) % classes;
 }
 
-// A module, an input batch and a loss over the module's output, trained by SGD.
-template <class Module, class Loss>
-class SgdTrainer final : public Trainer {
+// A module, an input batch and a loss over the module's output, trained by
+// `Optimizer` (torch::optim::SGD, Adam or AdamW) with `Options`.
+template <class Module, class Loss, class Optimizer = torch::optim::SGD>
+class ModuleTrainer final : public Trainer {
 public:
-    SgdTrainer(Module module, torch::Tensor input, Loss loss, double learning_rate)
+    template <class Options>
+    ModuleTrainer(Module module, torch::Tensor input, Loss loss, Options options)
         : module_(std::move(module)),
           input_(std::move(input)),
           loss_of_(std::move(loss)),
-          optimizer_(module_->parameters(), torch::optim::SGDOptions(learning_rate)) {}
+          optimizer_(module_->parameters(), options) {}
 
     void step() override {
         optimizer_.zero_grad();
@@ -44,14 +46,14 @@ private:
     Module module_;
     torch::Tensor input_;
     Loss loss_of_;
-    torch::optim::SGD optimizer_;
+    Optimizer optimizer_;
     double loss_ = 0;
 };
 
 template <class Module, class Loss>
 std::unique_ptr<Trainer> sgd_trainer(Module module, torch::Tensor input, Loss loss, double rate) {
-    return std::make_unique<SgdTrainer<Module, Loss>>(
-        std::move(module), std::move(input), std::move(loss), rate);
+    return std::make_unique<ModuleTrainer<Module, Loss>>(
+        std::move(module), std::move(input), std::move(loss), torch::optim::SGDOptions(rate));
 }
 
 inline auto cross_entropy_against(torch::Tensor labels) {
@@ -155,6 +157,61 @@ TORCH_MODULE(Block);
 inline std::unique_ptr<Trainer> transformer_step() {
     auto mean_square = [](const torch::Tensor& y) { return (y * y).mean(); };
     return sgd_trainer(Block(128, 4), torch::randn({8, 64, 128}), mean_square, 0.01);
+}
+
+// The gallery's steps: the digits MLP and CNN with Adam, the character
+// transformer with AdamW (see bench/workloads.hpp).
+inline std::unique_ptr<Trainer> digits_mlp_step() {
+    torch::nn::Sequential mlp(
+        torch::nn::Linear(64, 64), torch::nn::Tanh(), torch::nn::Linear(64, 10));
+    auto loss = cross_entropy_against(class_labels(50, 10));
+    return std::make_unique<ModuleTrainer<decltype(mlp), decltype(loss), torch::optim::Adam>>(
+        mlp, torch::rand({50, 64}), loss, torch::optim::AdamOptions(0.003));
+}
+
+inline std::unique_ptr<Trainer> digits_cnn_step() {
+    namespace nn = torch::nn;
+    nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1)),
+                       nn::ReLU(),
+                       nn::MaxPool2d(2),
+                       nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1)),
+                       nn::ReLU(),
+                       nn::MaxPool2d(2),
+                       nn::Flatten(),
+                       nn::Linear(16 * 2 * 2, 10));
+    auto loss = cross_entropy_against(class_labels(50, 10));
+    return std::make_unique<ModuleTrainer<decltype(cnn), decltype(loss), torch::optim::Adam>>(
+        cnn, torch::rand({50, 1, 8, 8}), loss, torch::optim::AdamOptions(0.005));
+}
+
+struct CharTransformerImpl : torch::nn::Module {
+    static constexpr std::int64_t vocabulary = 27, context = 16, width = 32;
+
+    CharTransformerImpl()
+        : tokens(register_module("tokens", torch::nn::Embedding(vocabulary, width))),
+          positions(register_module("positions", torch::nn::Embedding(context, width))),
+          block(register_module("block", Block(width, 4))),
+          norm(register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})))),
+          unembed(register_module("unembed", torch::nn::Linear(width, vocabulary))) {}
+
+    torch::Tensor forward(const torch::Tensor& windows) {
+        auto x = tokens(windows) + positions(torch::arange(context, torch::kLong));
+        return unembed(norm(block(x))).view({-1, vocabulary});
+    }
+
+    torch::nn::Embedding tokens, positions;
+    Block block;
+    torch::nn::LayerNorm norm;
+    torch::nn::Linear unembed;
+};
+
+TORCH_MODULE(CharTransformer);
+
+inline std::unique_ptr<Trainer> char_transformer_step() {
+    const auto windows = class_labels(32 * 16, 27).view({32, 16});
+    auto loss = cross_entropy_against(class_labels(32 * 16, 27));
+    return std::make_unique<ModuleTrainer<CharTransformer, decltype(loss), torch::optim::AdamW>>(
+        CharTransformer(), windows, loss, torch::optim::AdamWOptions(3e-3).weight_decay(0.01));
 }
 
 }  // namespace libtorch_workloads

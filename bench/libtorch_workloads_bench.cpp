@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
     register_workload("W3_scalar_step", libtorch_workloads::scalar_step);
     register_workload("W4_cnn_step", libtorch_workloads::cnn_step);
     register_workload("W5_transformer_step", libtorch_workloads::transformer_step);
+    register_workload("G1_digits_mlp_step", libtorch_workloads::digits_mlp_step);
+    register_workload("G2_digits_cnn_step", libtorch_workloads::digits_cnn_step);
+    register_workload("G3_char_transformer_step", libtorch_workloads::char_transformer_step);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

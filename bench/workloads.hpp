@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,18 +31,20 @@ struct Feeds {
 };
 
 // A recorded network whose loss is differentiated with respect to its
-// parameters, trained by plain SGD at `learning_rate` through one plan.
-class SgdTrainer final : public Trainer {
+// parameters, trained through one plan by `Optimizer` (topos::optim::Sgd,
+// Adam or AdamW), whose state it carries from step to step.
+template <class Optimizer>
+class PlanTrainer final : public Trainer {
 public:
-    SgdTrainer(topos::Network<float> network,
-               topos::Adjoints<float> adjoints,
-               Feeds feeds,
-               topos::Numerics numerics,
-               double learning_rate)
+    PlanTrainer(topos::Network<float> network,
+                topos::Adjoints<float> adjoints,
+                Feeds feeds,
+                topos::Numerics numerics,
+                Optimizer optimizer)
         : network_(std::move(network)),
           adjoints_(std::move(adjoints)),
           plan_(network_.entry(adjoints_.roots()).numerics(numerics).lower()),
-          optimizer_({.learning_rate = learning_rate}),
+          optimizer_(std::move(optimizer)),
           parameters_(network_.parameters()),
           state_(optimizer_.start(parameters_)) {
         for (auto& [symbol, value] : feeds.values) {
@@ -61,15 +64,26 @@ public:
     double loss() const override { return loss_; }
 
 private:
+    using State = decltype(std::declval<const Optimizer&>().start(
+        std::declval<const topos::Parameters<float>&>()));
+
     topos::Network<float> network_;
     topos::Adjoints<float> adjoints_;
     topos::Plan<float> plan_;
-    topos::optim::Sgd optimizer_;
+    Optimizer optimizer_;
     topos::Parameters<float> parameters_;
-    topos::optim::SgdState<float> state_;
+    State state_;
     std::vector<topos::Feed<float>> feeds_;
     double loss_ = 0;
 };
+
+using SgdTrainer = PlanTrainer<topos::optim::Sgd>;
+using AdamTrainer = PlanTrainer<topos::optim::Adam>;
+using AdamWTrainer = PlanTrainer<topos::optim::AdamW>;
+
+inline topos::optim::Sgd sgd(double learning_rate) {
+    return topos::optim::Sgd({.learning_rate = learning_rate});
+}
 
 inline topos::Tensor<float> class_labels(std::size_t count, std::size_t classes) {
     std::vector<float> labels(count);
@@ -89,7 +103,7 @@ inline SgdTrainer mlp_step(topos::Numerics numerics) {
     const auto labels = tape.indices(class_labels(batch, 10));
     const auto loss = topos::cross_entropy(mlp.express(images), labels);
     auto adjoints = tape.differentiate(loss, mlp.parameters());
-    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, 0.01);
+    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, sgd(0.01));
 }
 
 // W3: the getting-started scalar graph (w x - y)^2, one sample per step.
@@ -104,7 +118,7 @@ inline SgdTrainer scalar_step(topos::Numerics numerics) {
     feeds.values.emplace_back(x, topos::Tensor<float>(2.0f));
     feeds.values.emplace_back(y, topos::Tensor<float>(4.0f));
     return SgdTrainer(
-        std::move(tape).into_network(), std::move(adjoints), std::move(feeds), numerics, 0.02);
+        std::move(tape).into_network(), std::move(adjoints), std::move(feeds), numerics, sgd(0.02));
 }
 
 // W4: [32, 1, 28, 28] -> conv 3x3 8 (pad 1) relu maxpool 2 -> conv 3x3 16
@@ -126,7 +140,7 @@ inline SgdTrainer cnn_step(topos::Numerics numerics) {
     const auto logits = classify.express(features.reshape(topos::Shape{batch, 16 * 7 * 7}));
     auto adjoints = tape.differentiate(topos::cross_entropy(logits, labels),
                                        topos::parameters_of<float>(conv1, conv2, classify));
-    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, 0.01);
+    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, sgd(0.01));
 }
 
 // W5: a pre-norm transformer block (4 heads, width 128, MLP 512, causal) over
@@ -140,7 +154,81 @@ inline SgdTrainer transformer_step(topos::Numerics numerics) {
     const auto y = block.express(x);
     const auto loss = (y * y).mean();
     auto adjoints = tape.differentiate(loss, block.parameters());
-    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, 0.01);
+    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, sgd(0.01));
+}
+
+// The gallery's training steps (examples/gallery/), on random data of the
+// same shapes: the digits MLP and CNN (batches of 50 8x8 digits, Adam) and the
+// character transformer (32 windows of 16 characters, AdamW).
+inline AdamTrainer digits_mlp_step(topos::Numerics numerics) {
+    constexpr std::size_t batch = 50;
+    topos::Tape<float> tape;
+    const topos::Mlp<float> mlp(
+        tape, {64, 64, 10}, topos::Activation::Tanh, topos::init::xavier(1));
+    const auto images = tape.input(topos::init::uniform(2, 0.0, 1.0)(topos::Shape{batch, 64}));
+    const auto labels = tape.indices(class_labels(batch, 10));
+    auto adjoints =
+        tape.differentiate(topos::cross_entropy(mlp.express(images), labels), mlp.parameters());
+    return AdamTrainer(std::move(tape).into_network(),
+                       std::move(adjoints),
+                       {},
+                       numerics,
+                       topos::optim::Adam({.learning_rate = 0.003}));
+}
+
+inline AdamTrainer digits_cnn_step(topos::Numerics numerics) {
+    constexpr std::size_t batch = 50;
+    namespace init = topos::init;
+    topos::Tape<float> tape;
+    const topos::Conv2d<float> conv1(
+        tape, {.in_channels = 1, .out_channels = 8, .kernel = 3, .padding = 1}, init::kaiming(1));
+    const topos::Conv2d<float> conv2(
+        tape, {.in_channels = 8, .out_channels = 16, .kernel = 3, .padding = 1}, init::kaiming(2));
+    const topos::MaxPool2d<float> pool(2);
+    const topos::Linear<float> classify(tape, 16 * 2 * 2, 10, init::xavier(3));
+    const auto images = tape.input(init::uniform(4, 0.0, 1.0)(topos::Shape{batch, 1, 8, 8}));
+    const auto labels = tape.indices(class_labels(batch, 10));
+    const auto features =
+        pool.express(conv2.express(pool.express(conv1.express(images).relu())).relu());
+    const auto logits = classify.express(features.reshape(topos::Shape{batch, 16 * 2 * 2}));
+    auto adjoints = tape.differentiate(topos::cross_entropy(logits, labels),
+                                       topos::parameters_of<float>(conv1, conv2, classify));
+    return AdamTrainer(std::move(tape).into_network(),
+                       std::move(adjoints),
+                       {},
+                       numerics,
+                       topos::optim::Adam({.learning_rate = 0.005}));
+}
+
+inline topos::Tensor<float> token_indices(std::size_t count, std::size_t vocabulary) {
+    return class_labels(count, vocabulary);
+}
+
+inline AdamWTrainer char_transformer_step(topos::Numerics numerics) {
+    constexpr std::size_t vocabulary = 27, context = 16, width = 32, heads = 4, batch = 32;
+    namespace init = topos::init;
+    topos::Tape<float> tape;
+    const topos::Embedding<float> tokens(tape, vocabulary, width, init::normal(1, 0.1));
+    const topos::Embedding<float> positions(tape, context, width, init::normal(2, 0.1));
+    const topos::TransformerBlock<float> block(tape, width, heads, 4 * width, init::xavier(10));
+    const topos::LayerNorm<float> norm(tape, width);
+    const topos::Linear<float> unembed(tape, width, vocabulary, init::xavier(3));
+    const auto windows = tape.indices(topos::Tensor<float>(
+        topos::Shape{batch, context}, token_indices(batch * context, vocabulary).data()));
+    const auto places = tape.indices(token_indices(context, context));
+    const auto targets = tape.indices(token_indices(batch * context, vocabulary));
+    const auto x = block.express(tokens.express(windows) + positions.express(places));
+    const auto logits =
+        unembed.express(norm.express(x)).reshape(topos::Shape{batch * context, vocabulary});
+    auto parameters = topos::parameters_of<float>(tokens, positions, norm, unembed);
+    const auto more = block.parameters();
+    parameters.insert(parameters.end(), more.begin(), more.end());
+    auto adjoints = tape.differentiate(topos::cross_entropy(logits, targets), parameters);
+    return AdamWTrainer(std::move(tape).into_network(),
+                        std::move(adjoints),
+                        {},
+                        numerics,
+                        topos::optim::AdamW({.learning_rate = 3e-3, .weight_decay = 0.01}));
 }
 
 }  // namespace workloads

@@ -13,8 +13,7 @@
 
 namespace {
 
-using Build = workloads::SgdTrainer (*)(topos::Numerics);
-
+template <class Build>
 void train(benchmark::State& state, Build build, topos::Numerics numerics) {
     auto trainer = build(numerics);
     trainer.step();  // the first run touches the arena's pages
@@ -24,10 +23,12 @@ void train(benchmark::State& state, Build build, topos::Numerics numerics) {
     state.counters["loss"] = trainer.loss();
 }
 
+template <class Build>
 void register_workload(const std::string& name, Build build) {
     for (const auto& [label, numerics] :
          {std::pair{"exact", topos::Numerics::Exact}, std::pair{"fast", topos::Numerics::Fast}}) {
-        benchmark::RegisterBenchmark((name + "/topos_" + label).c_str(), train, build, numerics)
+        benchmark::RegisterBenchmark(
+            (name + "/topos_" + label).c_str(), train<Build>, build, numerics)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
     }
@@ -49,6 +50,9 @@ int main(int argc, char** argv) {
     register_workload("W3_scalar_step", workloads::scalar_step);
     register_workload("W4_cnn_step", workloads::cnn_step);
     register_workload("W5_transformer_step", workloads::transformer_step);
+    register_workload("G1_digits_mlp_step", workloads::digits_mlp_step);
+    register_workload("G2_digits_cnn_step", workloads::digits_cnn_step);
+    register_workload("G3_char_transformer_step", workloads::char_transformer_step);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
