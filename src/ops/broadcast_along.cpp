@@ -23,7 +23,7 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     for (std::size_t o = 0; o < split.outer; ++o) {
         const T* row = operands[0].data + o * split.inner;
         for (std::size_t a = 0; a < split.extent; ++a) {
-            std::copy_n(row, split.inner, out + (o * split.extent + a) * split.inner);
+            copy_run(row, split.inner, out + (o * split.extent + a) * split.inner);
         }
     }
 }

@@ -108,6 +108,17 @@ void binary_map(std::span<const View<T>> operands, T* out, F f) {
         operands[0].shape->elements(), out, [x, y, f](std::size_t i) { return f(x[i], y[i]); });
 }
 
+// std::copy_n for the runs of the layout kernels, which along an innermost
+// axis are single elements: a call to memmove would cost more than the copy.
+template <class T>
+T* copy_run(const T* from, std::size_t count, T* to) {
+    if (count == 1) {
+        *to = *from;
+        return to + 1;
+    }
+    return std::copy_n(from, count, to);
+}
+
 // A shape seen as [outer, extent, inner] around one axis.
 struct AxisSplit {
     std::size_t outer;

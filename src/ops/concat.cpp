@@ -25,9 +25,9 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     const AxisSplit left = split_at(*operands[0].shape, axis);
     const AxisSplit right = split_at(*operands[1].shape, axis);
     for (std::size_t o = 0; o < left.outer; ++o) {
-        out = std::copy_n(
+        out = copy_run(
             operands[0].data + o * left.extent * left.inner, left.extent * left.inner, out);
-        out = std::copy_n(
+        out = copy_run(
             operands[1].data + o * right.extent * right.inner, right.extent * right.inner, out);
     }
 }

@@ -29,7 +29,7 @@ void kernel(const Node&, std::span<const View<T>> operands, T* out) {
     const std::size_t picks = operands[1].shape->elements();
     for (std::size_t i = 0; i < picks; ++i) {
         const std::size_t index = checked_index(operands[1].data[i], table[0], "Gather");
-        out = std::copy_n(operands[0].data + index * row, row, out);
+        out = copy_run(operands[0].data + index * row, row, out);
     }
 }
 

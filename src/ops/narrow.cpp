@@ -26,7 +26,7 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     const std::size_t block = narrow.length * split.inner;
     for (std::size_t o = 0; o < split.outer; ++o) {
         const T* from = operands[0].data + (o * split.extent + narrow.start) * split.inner;
-        std::copy_n(from, block, out + o * block);
+        copy_run(from, block, out + o * block);
     }
 }
 

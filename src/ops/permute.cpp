@@ -1,5 +1,6 @@
 // Permute: reorders axes; output axis i is operand axis order[i].
 #include "emit/hlo_builder.hpp"
+#include "ops/common.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -137,7 +138,7 @@ void permute_rows(const T* in, T* out, const Movement& m) {
     std::size_t offset = 0;
     for (std::size_t first = 0; first < count; first += run) {
         if (step == 1) {
-            std::copy_n(in + offset, run, out + first);
+            copy_run(in + offset, run, out + first);
         } else {
             for (std::size_t j = 0; j < run; ++j) {
                 out[first + j] = in[offset + j * step];

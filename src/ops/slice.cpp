@@ -30,7 +30,7 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     for (std::size_t o = 0; o < split.outer; ++o) {
         for (std::size_t i = 0; i < slice.length; ++i) {
             const std::size_t position = slice.start + i * slice.step;
-            out = std::copy_n(
+            out = copy_run(
                 operands[0].data + (o * split.extent + position) * split.inner, split.inner, out);
         }
     }

@@ -30,10 +30,9 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
         for (std::size_t c = 0; c < count; ++c) {
             for (std::size_t w = 0; w < window.size; ++w) {
                 const std::size_t position = c * window.step + w * window.dilation;
-                std::copy_n(operands[0].data + (o * split.extent + position) * split.inner,
-                            split.inner,
-                            out);
-                out += split.inner;
+                out = copy_run(operands[0].data + (o * split.extent + position) * split.inner,
+                               split.inner,
+                               out);
             }
         }
     }

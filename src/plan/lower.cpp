@@ -90,6 +90,22 @@ void reads_at_roots(const std::vector<Node>& nodes,
     }
 }
 
+// Whether `index` is a Reshape that can take over its operand's arena buffer:
+// the operand lives in the arena and this is its last reader, so nothing reads
+// the buffer as the operand afterwards. A reshape moves no element, so the
+// buffer already holds its value and it never runs.
+bool takes_over_operand(const Node& node,
+                        std::size_t position,
+                        const Schedule& schedule,
+                        const std::vector<std::int32_t>& interval_of) {
+    if (node.opcode() != Opcode::Reshape) {
+        return false;
+    }
+    const std::uint32_t operand = node.operands()[0];
+    return interval_of[operand] >= 0 &&
+           schedule.last_read[operand] == static_cast<std::int32_t>(position);
+}
+
 // Decides where every scheduled value lives during a run.
 template <Element T>
 std::vector<Location> place_values(PlanState<T>& plan,
@@ -99,7 +115,7 @@ std::vector<Location> place_values(PlanState<T>& plan,
     const bool backward = plan.entry.keeps_backward();
     std::vector<Location> where(nodes.size(), Location{Location::Kind::Arena, 0});
     std::vector<BufferInterval> intervals;
-    std::vector<std::uint32_t> in_arena;
+    std::vector<std::int32_t> interval_of(nodes.size(), -1);  // the arena buffer of each value
     auto layout = std::make_shared<RunLayout>();
     layout->slot.assign(nodes.size(), -1);
     layout->readable = declared;
@@ -118,22 +134,28 @@ std::vector<Location> place_values(PlanState<T>& plan,
             plan.stored_nodes.push_back(index);
             layout->slot[index] = slot;
         }
+        const auto last_read = static_cast<std::size_t>(plan.schedule.last_read[index]);
         if (is_source(nodes[index].opcode())) {
             plan.source_of_node[index] = static_cast<std::int32_t>(plan.sources.size());
             where[index] = {Location::Kind::Source, plan.sources.size()};
             plan.sources.push_back({index, slot});
         } else if (stored) {
             where[index] = {Location::Kind::Stored, static_cast<std::size_t>(slot)};
+        } else if (takes_over_operand(nodes[index], position, plan.schedule, interval_of)) {
+            const std::int32_t buffer = interval_of[nodes[index].operands()[0]];
+            intervals[static_cast<std::size_t>(buffer)].last = last_read;
+            interval_of[index] = buffer;
         } else {
-            in_arena.push_back(index);
-            intervals.push_back({position,
-                                 static_cast<std::size_t>(plan.schedule.last_read[index]),
-                                 nodes[index].shape().elements()});
+            interval_of[index] = static_cast<std::int32_t>(intervals.size());
+            intervals.push_back({position, last_read, nodes[index].shape().elements()});
         }
     }
     const ArenaAssignment arena = assign_arena(intervals, arena_alignment_bytes / sizeof(T));
-    for (std::size_t i = 0; i < in_arena.size(); ++i) {
-        where[in_arena[i]] = {Location::Kind::Arena, arena.offsets[i]};
+    for (std::size_t index = 0; index < nodes.size(); ++index) {
+        if (interval_of[index] >= 0) {
+            where[index] = {Location::Kind::Arena,
+                            arena.offsets[static_cast<std::size_t>(interval_of[index])]};
+        }
     }
     plan.arena_elements = arena.elements;
     plan.run_layout = std::move(layout);
@@ -174,6 +196,18 @@ ElectionLocations election_locations(const Election& election, const std::vector
     return locations;
 }
 
+// A reshape placed in its operand's arena buffer (takes_over_operand) has
+// nothing to compute.
+bool shares_operand_buffer(const Node& node, const std::vector<Location>& where) {
+    if (node.opcode() != Opcode::Reshape) {
+        return false;
+    }
+    const Location& value = where[node.symbol().index()];
+    const Location& operand = where[node.operands()[0]];
+    return value.kind == Location::Kind::Arena && operand.kind == Location::Kind::Arena &&
+           value.index == operand.index;
+}
+
 template <Element T>
 void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
     const std::vector<Node>& nodes = plan.network->spec.nodes;
@@ -193,7 +227,7 @@ void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
             plan.steps.push_back(Step<T>{nullptr, &node, {}, where[index], election_at[index]});
             continue;
         }
-        if (is_source(node.opcode()) || covered[index]) {
+        if (is_source(node.opcode()) || covered[index] || shares_operand_buffer(node, where)) {
             continue;
         }
         const Server* server = server_for<T>(node, nodes, plan.entry.numerics());
