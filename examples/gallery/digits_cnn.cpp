@@ -11,9 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 
 // See digits_mlp.cpp: the held-out digits are other people's handwriting.
-constexpr double required_accuracy = 0.90;
+constexpr double required_accuracy = 0.94;
 constexpr std::size_t members = 3;
 constexpr std::size_t first_channels = 8;
 constexpr std::size_t second_channels = 16;
@@ -25,9 +26,8 @@ topos::Tensor<float> trained_member(std::size_t member,
                                     const gallery::Digits& training,
                                     const gallery::Digits& test) {
     using namespace gallery;
-    namespace init = topos::init;
     const std::uint64_t seed = 10 * member;
-    const Recipe recipe{.batch = 50, .as_images = true};
+    const Recipe recipe{.batch = 50, .as_images = true, .jitter = std::nullopt};
 
     topos::Tape<float> tape;
     const topos::Conv2d<float> conv1(

@@ -172,15 +172,15 @@ inline Trained train_classifier(const Classifier& classifier,
     const topos::optim::AdamW optimizer(
         {.learning_rate = schedule.learning_rate, .weight_decay = schedule.weight_decay});
     const std::size_t per_epoch = training.count() / recipe.batch;
-    const topos::optim::WarmupCosine learning_rate(
-        schedule.learning_rate, 0, schedule.epochs * per_epoch);
+    const std::size_t steps = schedule.epochs * per_epoch;
+    const topos::optim::WarmupCosine learning_rate(schedule.learning_rate, 0, steps);
     Trained trained{classifier.network.parameters(), {}};
     for (const BatchStatistics& layer : classifier.batch_statistics) {
         trained.running_statistics.push_back(layer.layer->start());
     }
     auto state = optimizer.start(trained.parameters);
     Generator generator(schedule.shuffle_seed);
-    Progress progress(schedule.epochs * per_epoch, per_epoch * 5);
+    Progress progress(steps, steps / 5);
     for (std::size_t epoch = 0; epoch < schedule.epochs; ++epoch) {
         const auto order = shuffled_order(training.count(), generator);
         for (std::size_t b = 0; b < per_epoch; ++b) {
