@@ -1,43 +1,77 @@
-// A convolutional classifier of handwritten digits: two 3x3 convolutions
-// (padding 1) with ReLU and 2x2 max pooling, then a Linear layer to 10 logits,
-// trained with Adam on mini-batches of 50 through a compiled plan. The plan
-// serves the convolutions and poolings with fused kernels.
+// An ensemble of three convolutional classifiers of handwritten digits: two
+// 3x3 convolutions (padding 1), each followed by BatchNorm, ReLU and 2x2 max
+// pooling, then a Linear layer to 10 logits. Each member is trained with AdamW
+// on a cosine schedule, on mini-batches of 50 through a compiled plan, which
+// serves the convolutions and poolings with fused kernels; it is evaluated
+// through a second export that reads the BatchNorm running statistics as
+// inputs. The ensemble averages the members' softmax.
 #include "support/classifier.hpp"
 #include <topos/topos.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <iostream>
+#include <optional>
 
 // See digits_mlp.cpp: the held-out digits are other people's handwriting.
-constexpr double required_accuracy = 0.90;
+constexpr double required_accuracy = 0.94;
+constexpr std::size_t members = 3;
+constexpr std::size_t first_channels = 8;
+constexpr std::size_t second_channels = 16;
+constexpr std::size_t features = second_channels * 2 * 2;  // after two poolings of 8 x 8
 
-int main() {
+// Trains member `member` (its own initial parameters and batch order) and
+// returns its test logits.
+topos::Tensor<float> trained_member(std::size_t member,
+                                    const gallery::Digits& training,
+                                    const gallery::Digits& test) {
     using namespace gallery;
-    namespace init = topos::init;
-    const Digits training = training_digits();
-    const Digits test = test_digits();
-    const Recipe recipe{.batch = 50, .as_images = true};
+    const std::uint64_t seed = 10 * member;
+    const Recipe recipe{.batch = 50, .as_images = true, .jitter = std::nullopt};
 
     topos::Tape<float> tape;
     const topos::Conv2d<float> conv1(
-        tape, {.in_channels = 1, .out_channels = 8, .kernel = 3, .padding = 1}, init::kaiming(1));
+        tape,
+        {.in_channels = 1, .out_channels = first_channels, .kernel = 3, .padding = 1},
+        torch_default(seed + 1, 9));
+    const topos::BatchNorm<float> norm1(tape, first_channels);
     const topos::Conv2d<float> conv2(
-        tape, {.in_channels = 8, .out_channels = 16, .kernel = 3, .padding = 1}, init::kaiming(2));
+        tape,
+        {.in_channels = first_channels, .out_channels = second_channels, .kernel = 3, .padding = 1},
+        torch_default(seed + 2, first_channels * 9));
+    const topos::BatchNorm<float> norm2(tape, second_channels);
     const topos::MaxPool2d<float> pool(2);
-    const topos::Linear<float> classify(tape, 16 * 2 * 2, 10, init::xavier(3));
-    const auto model = [&](const topos::Value<float>& images) {
-        const auto features =
-            pool.express(conv2.express(pool.express(conv1.express(images).relu())).relu());
-        return classify.express(features.reshape(topos::Shape{features.shape()[0], 16 * 2 * 2}));
+    const topos::Linear<float> classify(tape, features, 10, torch_default(seed + 3, features));
+    const auto model = [&](const topos::Value<float>& images, auto& normalise) {
+        const auto first = pool.express(normalise(norm1, conv1.express(images)).relu());
+        const auto second = pool.express(normalise(norm2, conv2.express(first)).relu());
+        return classify.express(second.reshape(topos::Shape{second.shape()[0], features}));
     };
-    const auto parameters_to_train = topos::parameters_of<float>(conv1, conv2, classify);
+    const auto parameters_to_train =
+        topos::parameters_of<float>(conv1, norm1, conv2, norm2, classify);
     const Classifier classifier = record_classifier(tape, model, parameters_to_train, recipe, test);
-    std::cout << conv1.describe() << '\n'
-              << pool.describe() << '\n'
-              << conv2.describe() << '\n'
-              << pool.describe() << '\n'
-              << classify.describe() << "\n\n";
+    if (member == 0) {
+        std::cout << conv1.describe() << '\n'
+                  << norm1.describe() << '\n'
+                  << pool.describe() << '\n'
+                  << conv2.describe() << '\n'
+                  << norm2.describe() << '\n'
+                  << pool.describe() << '\n'
+                  << classify.describe() << "\n\n";
+    }
+    const Trained trained =
+        train_classifier(classifier,
+                         recipe,
+                         {.epochs = 30, .learning_rate = 0.003, .shuffle_seed = seed + 7},
+                         training);
+    return test_logits(classifier, trained);
+}
 
-    const auto parameters = train_classifier(
-        classifier, recipe, {.epochs = 30, .learning_rate = 0.005, .shuffle_seed = 7}, training);
-    return report_accuracy(test_accuracy(classifier, parameters, test), required_accuracy) ? 0 : 1;
+int main() {
+    using namespace gallery;
+    const Digits training = training_digits();
+    const Digits test = test_digits();
+    const auto member = [&](std::size_t member) { return trained_member(member, training, test); };
+    const double measured = ensemble_accuracy(members, member, test);
+    return report_accuracy(measured, required_accuracy) ? 0 : 1;
 }

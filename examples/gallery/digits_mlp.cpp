@@ -1,31 +1,68 @@
-// An MLP classifier of handwritten digits: 64 pixels -> 64 tanh units -> 10
-// logits, trained with Adam on mini-batches of 50 through a compiled plan, then
-// evaluated on the 297 held-out digits through a second export of the same
-// network.
+// An ensemble of three MLP classifiers of handwritten digits: 64 pixels -> 512
+// -> 256 -> 10 logits, each hidden Linear layer followed by BatchNorm and
+// ReLU. Each member is trained with AdamW on a cosine schedule, on
+// mini-batches of 50 whose digits are randomly rotated, scaled and shifted a
+// little, through a compiled plan, then evaluated on the 297 held-out digits
+// through a second export of the same network, which reads the BatchNorm
+// running statistics as inputs. The ensemble averages the members' softmax.
 #include "support/classifier.hpp"
 #include <topos/topos.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <iostream>
 
 // The held-out digits are written by other people than the training ones: a
-// 1-nearest-neighbour classifier reaches 94.6% on this split, and this MLP
-// 97% on a random split of the same rows.
-constexpr double required_accuracy = 0.90;
+// 1-nearest-neighbour classifier reaches 94.6% on this split.
+constexpr double required_accuracy = 0.93;
+constexpr std::size_t members = 3;
+
+// Trains member `member` (its own initial parameters and batch order) and
+// returns its test logits.
+topos::Tensor<float> trained_member(std::size_t member,
+                                    const gallery::Digits& training,
+                                    const gallery::Digits& test) {
+    using namespace gallery;
+    const std::uint64_t seed = 10 * member;
+    const Recipe recipe{
+        .batch = 50,
+        .as_images = false,
+        .jitter = Jitter{.largest_sine = 0.14, .largest_scale = 0.08, .largest_shift = 0.5}};
+
+    topos::Tape<float> tape;
+    const topos::Linear<float> hidden1(tape, 64, 512, torch_default(seed + 1, 64));
+    const topos::BatchNorm<float> norm1(tape, 512);
+    const topos::Linear<float> hidden2(tape, 512, 256, torch_default(seed + 2, 512));
+    const topos::BatchNorm<float> norm2(tape, 256);
+    const topos::Linear<float> classify(tape, 256, 10, torch_default(seed + 3, 256));
+    const auto model = [&](const topos::Value<float>& pixels, auto& normalise) {
+        const auto first = normalise(norm1, hidden1.express(pixels)).relu();
+        const auto second = normalise(norm2, hidden2.express(first)).relu();
+        return classify.express(second);
+    };
+    const auto parameters_to_train =
+        topos::parameters_of<float>(hidden1, norm1, hidden2, norm2, classify);
+    const Classifier classifier = record_classifier(tape, model, parameters_to_train, recipe, test);
+    if (member == 0) {
+        std::cout << hidden1.describe() << '\n'
+                  << norm1.describe() << '\n'
+                  << hidden2.describe() << '\n'
+                  << norm2.describe() << '\n'
+                  << classify.describe() << "\n\n";
+    }
+    const Trained trained =
+        train_classifier(classifier,
+                         recipe,
+                         {.epochs = 100, .learning_rate = 0.003, .shuffle_seed = seed + 7},
+                         training);
+    return test_logits(classifier, trained);
+}
 
 int main() {
     using namespace gallery;
     const Digits training = training_digits();
     const Digits test = test_digits();
-    const Recipe recipe{.batch = 50, .as_images = false};
-
-    topos::Tape<float> tape;
-    const topos::Mlp<float> mlp(
-        tape, {64, 64, 10}, topos::Activation::Tanh, topos::init::xavier(1));
-    const auto model = [&](const topos::Value<float>& x) { return mlp.express(x); };
-    const Classifier classifier = record_classifier(tape, model, mlp.parameters(), recipe, test);
-    std::cout << mlp.describe() << "\n\n";
-
-    const auto parameters = train_classifier(
-        classifier, recipe, {.epochs = 30, .learning_rate = 0.003, .shuffle_seed = 7}, training);
-    return report_accuracy(test_accuracy(classifier, parameters, test), required_accuracy) ? 0 : 1;
+    const auto member = [&](std::size_t member) { return trained_member(member, training, test); };
+    const double measured = ensemble_accuracy(members, member, test);
+    return report_accuracy(measured, required_accuracy) ? 0 : 1;
 }
