@@ -159,29 +159,43 @@ inline std::unique_ptr<Trainer> transformer_step() {
     return sgd_trainer(Block(128, 4), torch::randn({8, 64, 128}), mean_square, 0.01);
 }
 
-// The gallery's steps: the digits MLP and CNN with Adam, the character
-// transformer with AdamW (see bench/workloads.hpp).
+// The gallery's steps (see bench/workloads.hpp), all with AdamW.
+template <class Module, class Loss>
+std::unique_ptr<Trainer> adamw_trainer(Module module, torch::Tensor input, Loss loss, double rate) {
+    return std::make_unique<ModuleTrainer<Module, Loss, torch::optim::AdamW>>(
+        std::move(module),
+        std::move(input),
+        std::move(loss),
+        torch::optim::AdamWOptions(rate).weight_decay(0.01));
+}
+
 inline std::unique_ptr<Trainer> digits_mlp_step() {
-    torch::nn::Sequential mlp(
-        torch::nn::Linear(64, 64), torch::nn::Tanh(), torch::nn::Linear(64, 10));
-    auto loss = cross_entropy_against(class_labels(50, 10));
-    return std::make_unique<ModuleTrainer<decltype(mlp), decltype(loss), torch::optim::Adam>>(
-        mlp, torch::rand({50, 64}), loss, torch::optim::AdamOptions(0.003));
+    namespace nn = torch::nn;
+    nn::Sequential mlp(nn::Linear(64, 512),
+                       nn::BatchNorm1d(512),
+                       nn::ReLU(),
+                       nn::Linear(512, 256),
+                       nn::BatchNorm1d(256),
+                       nn::ReLU(),
+                       nn::Linear(256, 10));
+    return adamw_trainer(
+        mlp, torch::rand({50, 64}), cross_entropy_against(class_labels(50, 10)), 0.003);
 }
 
 inline std::unique_ptr<Trainer> digits_cnn_step() {
     namespace nn = torch::nn;
     nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1)),
+                       nn::BatchNorm2d(8),
                        nn::ReLU(),
                        nn::MaxPool2d(2),
                        nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1)),
+                       nn::BatchNorm2d(16),
                        nn::ReLU(),
                        nn::MaxPool2d(2),
                        nn::Flatten(),
                        nn::Linear(16 * 2 * 2, 10));
-    auto loss = cross_entropy_against(class_labels(50, 10));
-    return std::make_unique<ModuleTrainer<decltype(cnn), decltype(loss), torch::optim::Adam>>(
-        cnn, torch::rand({50, 1, 8, 8}), loss, torch::optim::AdamOptions(0.005));
+    return adamw_trainer(
+        cnn, torch::rand({50, 1, 8, 8}), cross_entropy_against(class_labels(50, 10)), 0.003);
 }
 
 struct CharTransformerImpl : torch::nn::Module {
@@ -209,9 +223,8 @@ TORCH_MODULE(CharTransformer);
 
 inline std::unique_ptr<Trainer> char_transformer_step() {
     const auto windows = class_labels(32 * 16, 27).view({32, 16});
-    auto loss = cross_entropy_against(class_labels(32 * 16, 27));
-    return std::make_unique<ModuleTrainer<CharTransformer, decltype(loss), torch::optim::AdamW>>(
-        CharTransformer(), windows, loss, torch::optim::AdamWOptions(3e-3).weight_decay(0.01));
+    return adamw_trainer(
+        CharTransformer(), windows, cross_entropy_against(class_labels(32 * 16, 27)), 3e-3);
 }
 
 }  // namespace libtorch_workloads

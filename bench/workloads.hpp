@@ -158,46 +158,55 @@ inline SgdTrainer transformer_step(topos::Numerics numerics) {
 }
 
 // The gallery's training steps (examples/gallery/), on random data of the
-// same shapes: the digits MLP and CNN (batches of 50 8x8 digits, Adam) and the
-// character transformer (32 windows of 16 characters, AdamW).
-inline AdamTrainer digits_mlp_step(topos::Numerics numerics) {
-    constexpr std::size_t batch = 50;
-    topos::Tape<float> tape;
-    const topos::Mlp<float> mlp(
-        tape, {64, 64, 10}, topos::Activation::Tanh, topos::init::xavier(1));
-    const auto images = tape.input(topos::init::uniform(2, 0.0, 1.0)(topos::Shape{batch, 64}));
-    const auto labels = tape.indices(class_labels(batch, 10));
-    auto adjoints =
-        tape.differentiate(topos::cross_entropy(mlp.express(images), labels), mlp.parameters());
-    return AdamTrainer(std::move(tape).into_network(),
-                       std::move(adjoints),
-                       {},
-                       numerics,
-                       topos::optim::Adam({.learning_rate = 0.003}));
+// same shapes: one member of the digits MLP and CNN ensembles (batches of 50
+// 8x8 digits, BatchNorm in its training formula, AdamW) and the character
+// transformer (32 windows of 16 characters, AdamW).
+inline topos::optim::AdamW gallery_adamw(double learning_rate) {
+    return topos::optim::AdamW({.learning_rate = learning_rate, .weight_decay = 0.01});
 }
 
-inline AdamTrainer digits_cnn_step(topos::Numerics numerics) {
+inline AdamWTrainer digits_mlp_step(topos::Numerics numerics) {
+    constexpr std::size_t batch = 50;
+    namespace init = topos::init;
+    topos::Tape<float> tape;
+    const topos::Linear<float> hidden1(tape, 64, 512, init::xavier(1));
+    const topos::BatchNorm<float> norm1(tape, 512);
+    const topos::Linear<float> hidden2(tape, 512, 256, init::xavier(2));
+    const topos::BatchNorm<float> norm2(tape, 256);
+    const topos::Linear<float> classify(tape, 256, 10, init::xavier(3));
+    const auto pixels = tape.input(init::uniform(4, 0.0, 1.0)(topos::Shape{batch, 64}));
+    const auto labels = tape.indices(class_labels(batch, 10));
+    const auto first = norm1.express(hidden1.express(pixels)).relu();
+    const auto second = norm2.express(hidden2.express(first)).relu();
+    auto adjoints =
+        tape.differentiate(topos::cross_entropy(classify.express(second), labels),
+                           topos::parameters_of<float>(hidden1, norm1, hidden2, norm2, classify));
+    return AdamWTrainer(
+        std::move(tape).into_network(), std::move(adjoints), {}, numerics, gallery_adamw(0.003));
+}
+
+inline AdamWTrainer digits_cnn_step(topos::Numerics numerics) {
     constexpr std::size_t batch = 50;
     namespace init = topos::init;
     topos::Tape<float> tape;
     const topos::Conv2d<float> conv1(
         tape, {.in_channels = 1, .out_channels = 8, .kernel = 3, .padding = 1}, init::kaiming(1));
+    const topos::BatchNorm<float> norm1(tape, 8);
     const topos::Conv2d<float> conv2(
         tape, {.in_channels = 8, .out_channels = 16, .kernel = 3, .padding = 1}, init::kaiming(2));
+    const topos::BatchNorm<float> norm2(tape, 16);
     const topos::MaxPool2d<float> pool(2);
     const topos::Linear<float> classify(tape, 16 * 2 * 2, 10, init::xavier(3));
     const auto images = tape.input(init::uniform(4, 0.0, 1.0)(topos::Shape{batch, 1, 8, 8}));
     const auto labels = tape.indices(class_labels(batch, 10));
-    const auto features =
-        pool.express(conv2.express(pool.express(conv1.express(images).relu())).relu());
-    const auto logits = classify.express(features.reshape(topos::Shape{batch, 16 * 2 * 2}));
-    auto adjoints = tape.differentiate(topos::cross_entropy(logits, labels),
-                                       topos::parameters_of<float>(conv1, conv2, classify));
-    return AdamTrainer(std::move(tape).into_network(),
-                       std::move(adjoints),
-                       {},
-                       numerics,
-                       topos::optim::Adam({.learning_rate = 0.005}));
+    const auto first = pool.express(norm1.express(conv1.express(images)).relu());
+    const auto second = pool.express(norm2.express(conv2.express(first)).relu());
+    const auto logits = classify.express(second.reshape(topos::Shape{batch, 16 * 2 * 2}));
+    auto adjoints =
+        tape.differentiate(topos::cross_entropy(logits, labels),
+                           topos::parameters_of<float>(conv1, norm1, conv2, norm2, classify));
+    return AdamWTrainer(
+        std::move(tape).into_network(), std::move(adjoints), {}, numerics, gallery_adamw(0.003));
 }
 
 inline topos::Tensor<float> token_indices(std::size_t count, std::size_t vocabulary) {
@@ -224,11 +233,8 @@ inline AdamWTrainer char_transformer_step(topos::Numerics numerics) {
     const auto more = block.parameters();
     parameters.insert(parameters.end(), more.begin(), more.end());
     auto adjoints = tape.differentiate(topos::cross_entropy(logits, targets), parameters);
-    return AdamWTrainer(std::move(tape).into_network(),
-                        std::move(adjoints),
-                        {},
-                        numerics,
-                        topos::optim::AdamW({.learning_rate = 3e-3, .weight_decay = 0.01}));
+    return AdamWTrainer(
+        std::move(tape).into_network(), std::move(adjoints), {}, numerics, gallery_adamw(3e-3));
 }
 
 }  // namespace workloads

@@ -153,5 +153,27 @@ TEST(Entry, RejectsAnEmptyRootListAndForeignSymbols) {
     EXPECT_THROW(graph.network.entry({graph.root}).observe({other.inner}), SymbolError);
 }
 
+// A reshape moves no element: when it is its operand's last reader it takes
+// over the operand's arena buffer and no kernel runs for it. When the operand
+// is read again later, the reshape needs a buffer of its own and runs.
+TEST(Plan, AReshapeThatIsItsOperandsLastReaderTakesOverItsBuffer) {
+    Tape<float> tape;
+    const auto x = tape.input(init::normal(1, 1.0)(Shape{6, 8}));
+    const auto grown = x.exp();
+    const auto alone = grown.reshape(Shape{8, 6}).tanh().sum();
+    // Here the Add reads `grown` after the first reshape (it needs that
+    // reshape's result), so only the second reshape takes over its operand.
+    const auto shared = (grown.reshape(Shape{8, 6}).tanh().reshape(Shape{6, 8}) + grown).sum();
+    const auto network = std::move(tape).into_network();
+    for (const auto& [root, reshapes_run] : {std::pair{alone, 0}, std::pair{shared, 1}}) {
+        const auto plan = network.entry({root}).numerics(Numerics::Exact).lower();
+        topos::Run<float> run = plan.forward(network.parameters());
+        const Tally tally = Backend::tallied([&] { run = plan.forward(network.parameters()); });
+        EXPECT_EQ(tally.count("Reshape", "reference"), static_cast<std::size_t>(reshapes_run));
+        const auto oracle = network.forward(network.parameters(), {}).of(root);
+        EXPECT_EQ(run.of(root).scalar(), oracle.scalar());
+    }
+}
+
 }  // namespace
 }  // namespace topos
