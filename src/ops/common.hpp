@@ -75,15 +75,17 @@ void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
     elementwise_loop(begin, end, out, f);
 }
 
-// Elements per task when an elementwise loop is shared among the pool's threads.
-inline constexpr std::size_t elementwise_chunk = 8192;
+// Elements per task when an elementwise loop is shared among the pool's
+// threads; loops shorter than four chunks stay on the calling thread, where
+// waking the pool would cost more than it saves.
+inline constexpr std::size_t elementwise_chunk = 16384;
 
 // out[i] = f(i) for i < count: on the AVX2 + FMA copy where the processor has
-// it, in chunks on the library's threads when there are several. Every element
+// it, in chunks on the library's threads when it is long. Every element
 // is computed alone, so neither changes a bit.
 template <class T, class F>
 void elementwise(std::size_t count, T* out, F f) {
-    if (count < 2 * elementwise_chunk) {
+    if (count < 4 * elementwise_chunk) {
         elementwise_range(0, count, out, f);
         return;
     }

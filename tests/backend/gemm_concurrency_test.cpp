@@ -1,6 +1,7 @@
 // Many user threads multiply at once through the one pool: each result equals
 // the reference loop's bits (the pool serves one region at a time and the
 // others run inline). Runs under ThreadSanitizer with the concurrency label.
+#include "backend/cpu/gemm.hpp"
 #include "support/bit_equal.hpp"
 #include "support/gemm_cases.hpp"
 #include <topos/run/threads.hpp>
@@ -16,6 +17,8 @@ namespace {
 
 TEST(ExactGemm, GivesReferenceBitsWhileManyThreadsMultiplyAtOnce) {
     set_threads(3);
+    // These products are small: cut them into tiles over the pool all the same.
+    const std::size_t threshold = detail::set_gemm_parallel_threshold(0);
     constexpr std::size_t user_threads = 6;
     std::vector<test::GemmCase> cases;
     std::vector<test::GemmOperands<float>> operands;
@@ -41,6 +44,7 @@ TEST(ExactGemm, GivesReferenceBitsWhileManyThreadsMultiplyAtOnce) {
     for (std::size_t t = 0; t < user_threads; ++t) {
         EXPECT_TRUE(test::bit_equal(results[t], expected[t])) << "thread " << t;
     }
+    detail::set_gemm_parallel_threshold(threshold);
     set_threads(0);
 }
 

@@ -26,6 +26,21 @@ struct ThreadCountGuard {
     ~ThreadCountGuard() { set_threads(0); }
 };
 
+// Cuts even the smallest products into tiles over the pool while it lives, so
+// that small test shapes still exercise every tiling.
+class TilesAlways {
+public:
+    TilesAlways() : previous_(detail::set_gemm_parallel_threshold(0)) {}
+
+    ~TilesAlways() { detail::set_gemm_parallel_threshold(previous_); }
+
+    TilesAlways(const TilesAlways&) = delete;
+    TilesAlways& operator=(const TilesAlways&) = delete;
+
+private:
+    std::size_t previous_;
+};
+
 std::string describe(const GemmCase& c, GemmIsa isa, std::size_t threads) {
     return std::string(detail::gemm_isa_name(isa)) + ", " + std::to_string(threads) +
            " threads, batches " + std::to_string(c.batches) + ", m " + std::to_string(c.rows) +
@@ -38,6 +53,7 @@ template <Element T>
 void expect_reference_bits(const GemmCase& c, std::mt19937& generator) {
     const test::GemmOperands<T> operands = test::gemm_operands<T>(c, generator);
     const Tensor<T> expected = test::reference_product(c, operands);
+    const TilesAlways tiles;
     for (const std::size_t threads : {1, 2, 3}) {
         set_threads(threads);
         for (const GemmIsa isa : detail::available_gemm_isas()) {

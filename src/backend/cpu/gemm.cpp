@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <vector>
 
 namespace topos::detail {
@@ -151,11 +152,29 @@ TileGrid tile_grid(const MicroKernel<T>& kernel,
     return {{rows, kernel.rows, row_blocks}, {columns, kernel.columns, column_splits}};
 }
 
+// Calls task(i) for i < count: over the pool when threads > 1, else in order on
+// this thread.
+template <class Task>
+void run_tasks(std::size_t count, std::size_t threads, Task&& task) {
+    if (threads > 1) {
+        ThreadPool::instance().run(count, task);
+        return;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        task(i);
+    }
+}
+
+std::atomic<std::size_t>& parallel_threshold() {
+    static std::atomic<std::size_t> multiply_adds{std::size_t{1} << 20};
+    return multiply_adds;
+}
+
 template <Element T>
 void multiply_k_block(const Product<T>& product, const PackedB<T>& b, std::size_t threads) {
     const TileGrid grid = tile_grid(product.kernel, product.rows, b.count, threads);
     const std::size_t splits = grid.columns.parts;
-    ThreadPool::instance().run(grid.rows.parts * splits, [&](std::size_t task) {
+    run_tasks(grid.rows.parts * splits, threads, [&](std::size_t task) {
         const std::size_t row_part = task / splits;
         const std::size_t column_part = task % splits;
         multiply_tile(product,
@@ -269,9 +288,13 @@ void gemm_with(GemmIsa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, Mat
                           e.depth,
                           e.columns};
     };
-    const std::size_t threads = ThreadPool::instance().thread_count();
+    const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
+    const std::size_t threads = multiply_adds < parallel_threshold().load(std::memory_order_relaxed)
+                                    ? 1
+                                    : ThreadPool::instance().thread_count();
     const bool batches_in_parallel =
-        e.batches >= threads && tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;
+        threads > 1 && e.batches >= threads &&
+        tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;
     if (batches_in_parallel) {
         ThreadPool::instance().run(e.batches,
                                    [&](std::size_t batch) { multiply(product_of(batch), 1); });
@@ -280,6 +303,10 @@ void gemm_with(GemmIsa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, Mat
     for (std::size_t batch = 0; batch < e.batches; ++batch) {
         multiply(product_of(batch), threads);
     }
+}
+
+std::size_t set_gemm_parallel_threshold(std::size_t multiply_adds) {
+    return parallel_threshold().exchange(multiply_adds);
 }
 
 template <Element T>
