@@ -83,8 +83,10 @@ private:
     std::fenv_t environment_{};
     std::size_t count_ = 0;
     std::atomic<std::size_t> next_ = 0;
-    std::size_t workers_in_region_ = 0;
-    std::uint64_t generation_ = 0;
+    // Atomic so that a thread can spin on them before it sleeps on a condition
+    // variable; they still change only under state_.
+    std::atomic<std::size_t> workers_in_region_ = 0;
+    std::atomic<std::uint64_t> generation_ = 0;
     bool stopping_ = false;
 };
 

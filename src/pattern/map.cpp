@@ -2,6 +2,7 @@
 // elements. Every member runs its own reference kernel on each block, so each
 // element sees exactly the operations the unfused plan performs, and the
 // intermediates live in a block-sized scratch instead of the arena.
+#include "core/thread_pool.hpp"
 #include "ops/op_info.hpp"
 #include "pattern/catalog.hpp"
 
@@ -202,13 +203,22 @@ std::vector<Match> map_regions(const std::vector<Node>& nodes,
     return matches;
 }
 
+namespace {
+
+// Blocks [first_block, end_block) of a region: every member on each block, in
+// member order, the intermediate blocks in this thread's scratch.
 template <Element T>
-void map_kernel(const MapGeometry& geometry, std::span<const T* const> inputs, T* out) {
+void run_blocks(const MapGeometry& geometry,
+                std::span<const T* const> inputs,
+                T* out,
+                std::size_t first_block,
+                std::size_t end_block) {
     const std::size_t members = geometry.members.size();
     thread_local std::vector<T> scratch;
     scratch.resize(members * block_elements);
     std::array<View<T>, Node::max_operands> views{};
-    for (std::size_t first = 0; first < geometry.elements; first += block_elements) {
+    for (std::size_t b = first_block; b < end_block; ++b) {
+        const std::size_t first = b * block_elements;
         const std::size_t count = std::min(block_elements, geometry.elements - first);
         const Shape block{count};
         for (std::size_t m = 0; m < members; ++m) {
@@ -227,6 +237,26 @@ void map_kernel(const MapGeometry& geometry, std::span<const T* const> inputs, T
                     *member.node, std::span<const View<T>>(views.data(), arity), result);
         }
     }
+}
+
+// Blocks per task when a long region is shared among the pool's threads (16,384
+// elements); regions shorter than four tasks stay on the calling thread.
+constexpr std::size_t blocks_per_task = 32;
+
+}  // namespace
+
+template <Element T>
+void map_kernel(const MapGeometry& geometry, std::span<const T* const> inputs, T* out) {
+    const std::size_t blocks = (geometry.elements + block_elements - 1) / block_elements;
+    if (blocks < 4 * blocks_per_task) {
+        run_blocks(geometry, inputs, out, 0, blocks);
+        return;
+    }
+    ThreadPool::instance().run(
+        (blocks + blocks_per_task - 1) / blocks_per_task, [&](std::size_t task) {
+            const std::size_t first = task * blocks_per_task;
+            run_blocks(geometry, inputs, out, first, std::min(blocks, first + blocks_per_task));
+        });
 }
 
 template void map_kernel(const MapGeometry&, std::span<const float* const>, float*);

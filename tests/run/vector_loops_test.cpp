@@ -137,5 +137,23 @@ TEST(VectorLoops, FusedConvolutionGradientsGiveThePortableBits) {
     EXPECT_TRUE(bit_equal(vector.second, portable.second));
 }
 
+TEST(VectorLoops, LongMapRegionsSharedAmongThreadsGiveTheUnfusedBits) {
+    Tape<float> tape;
+    const auto x = tape.input(wide_range(100'000));
+    const auto y = ((x * x).tanh() + x.sigmoid() * x).exp().sum();
+    const auto network = std::move(tape).into_network();
+    const auto unfused = network.entry({y}).elect_patterns(false).lower();
+    const auto fused = network.entry({y}).lower();
+    ASSERT_FALSE(fused.patterns().empty());
+    const std::size_t saved_threads = threads();
+    for (const std::size_t thread_count : {1, 2, 3}) {
+        set_threads(thread_count);
+        EXPECT_TRUE(bit_equal(fused.forward(network.parameters()).of(y),
+                              unfused.forward(network.parameters()).of(y)))
+            << thread_count << " threads";
+    }
+    set_threads(saved_threads);
+}
+
 }  // namespace
 }  // namespace topos

@@ -166,7 +166,7 @@ void run_tasks(std::size_t count, std::size_t threads, Task&& task) {
 }
 
 std::atomic<std::size_t>& parallel_threshold() {
-    static std::atomic<std::size_t> multiply_adds{std::size_t{1} << 20};
+    static std::atomic<std::size_t> multiply_adds{std::size_t{1} << 22};
     return multiply_adds;
 }
 

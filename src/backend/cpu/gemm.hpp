@@ -68,10 +68,11 @@ template <Element T>
 void gemm_with(
     GemmIsa isa, GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c);
 
-// Products of fewer multiply-adds than this run on the calling thread alone:
-// waking the pool would cost more than the threads save (about 1 << 20, some
-// 15 microseconds of work). Returns the previous value; tests set 0 so that
-// even small products are cut into tiles over the pool.
+// Products of fewer multiply-adds than this (1 << 22 by default, some 60
+// microseconds of work) run on the calling thread alone: starting a region on
+// the pool would cost more than the other threads save. Returns the previous
+// value; tests set 0 so that even small products are cut into tiles over the
+// pool.
 std::size_t set_gemm_parallel_threshold(std::size_t multiply_adds);
 
 }  // namespace topos::detail
