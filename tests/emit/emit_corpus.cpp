@@ -43,7 +43,10 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Name
         header +=
             (i == 0 ? "\"" : ",\"") + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[";
         for (std::size_t a = 0; a < t.shape.size(); ++a) {
-            header += (a == 0 ? "" : ",") + std::to_string(t.shape[a]);
+            if (a > 0) {
+                header += ',';
+            }
+            header += std::to_string(t.shape[a]);
         }
         header += "],\"data_offsets\":[" + std::to_string(offset) + ',' +
                   std::to_string(offset + t.bytes.size()) + "]}";
