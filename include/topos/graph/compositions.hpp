@@ -49,9 +49,9 @@ struct BatchNormTraining {
 // `variance` to update running statistics; the fused kernel writes them back.
 template <Element T>
 BatchNormTraining<T> batch_norm_training(const Value<T>& input,
-                                 const Value<T>& gamma,
-                                 const Value<T>& beta,
-                                 double epsilon = 1e-5);
+                                         const Value<T>& gamma,
+                                         const Value<T>& beta,
+                                         double epsilon = 1e-5);
 
 // The inference formula: the statistics are given (running averages the caller
 // owns, fed as inputs).
