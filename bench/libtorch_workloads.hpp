@@ -56,9 +56,12 @@ std::unique_ptr<Trainer> sgd_trainer(Module module, torch::Tensor input, Loss lo
         std::move(module), std::move(input), std::move(loss), torch::optim::SGDOptions(rate));
 }
 
-inline auto cross_entropy_against(torch::Tensor labels) {
-    return [labels](const torch::Tensor& logits) {
-        return torch::nn::functional::cross_entropy(logits, labels);
+inline auto cross_entropy_against(torch::Tensor labels, double label_smoothing = 0) {
+    return [labels, label_smoothing](const torch::Tensor& logits) {
+        return torch::nn::functional::cross_entropy(
+            logits,
+            labels,
+            torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing));
     };
 }
 
@@ -179,21 +182,21 @@ inline std::unique_ptr<Trainer> digits_mlp_step() {
                        nn::ReLU(),
                        nn::Linear(256, 10));
     return adamw_trainer(
-        mlp, torch::rand({50, 64}), cross_entropy_against(class_labels(50, 10)), 0.003);
+        mlp, torch::rand({50, 64}), cross_entropy_against(class_labels(50, 10), 0.1), 0.003);
 }
 
 inline std::unique_ptr<Trainer> digits_cnn_step() {
     namespace nn = torch::nn;
-    nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1)),
-                       nn::BatchNorm2d(8),
+    nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)),
+                       nn::BatchNorm2d(32),
                        nn::ReLU(),
                        nn::MaxPool2d(2),
-                       nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1)),
-                       nn::BatchNorm2d(16),
+                       nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)),
+                       nn::BatchNorm2d(64),
                        nn::ReLU(),
                        nn::MaxPool2d(2),
                        nn::Flatten(),
-                       nn::Linear(16 * 2 * 2, 10));
+                       nn::Linear(64 * 2 * 2, 10));
     return adamw_trainer(
         cnn, torch::rand({50, 1, 8, 8}), cross_entropy_against(class_labels(50, 10)), 0.003);
 }

@@ -159,7 +159,8 @@ inline SgdTrainer transformer_step(topos::Numerics numerics) {
 
 // The gallery's training steps (examples/gallery/), on random data of the
 // same shapes: one member of the digits MLP and CNN ensembles (batches of 50
-// 8x8 digits, BatchNorm in its training formula, AdamW) and the character
+// 8x8 digits, BatchNorm in its training formula, AdamW; the MLP's loss with
+// label smoothing) and the character
 // transformer (32 windows of 16 characters, AdamW).
 inline topos::optim::AdamW gallery_adamw(double learning_rate) {
     return topos::optim::AdamW({.learning_rate = learning_rate, .weight_decay = 0.01});
@@ -178,30 +179,34 @@ inline AdamWTrainer digits_mlp_step(topos::Numerics numerics) {
     const auto labels = tape.indices(class_labels(batch, 10));
     const auto first = norm1.express(hidden1.express(pixels)).relu();
     const auto second = norm2.express(hidden2.express(first)).relu();
-    auto adjoints =
-        tape.differentiate(topos::cross_entropy(classify.express(second), labels),
-                           topos::parameters_of<float>(hidden1, norm1, hidden2, norm2, classify));
+    auto adjoints = tape.differentiate(
+        topos::cross_entropy(classify.express(second), labels, {.label_smoothing = 0.1}),
+        topos::parameters_of<float>(hidden1, norm1, hidden2, norm2, classify));
     return AdamWTrainer(
         std::move(tape).into_network(), std::move(adjoints), {}, numerics, gallery_adamw(0.003));
 }
 
 inline AdamWTrainer digits_cnn_step(topos::Numerics numerics) {
-    constexpr std::size_t batch = 50;
+    constexpr std::size_t batch = 50, channels1 = 32, channels2 = 64, features = channels2 * 2 * 2;
     namespace init = topos::init;
     topos::Tape<float> tape;
     const topos::Conv2d<float> conv1(
-        tape, {.in_channels = 1, .out_channels = 8, .kernel = 3, .padding = 1}, init::kaiming(1));
-    const topos::BatchNorm<float> norm1(tape, 8);
+        tape,
+        {.in_channels = 1, .out_channels = channels1, .kernel = 3, .padding = 1},
+        init::kaiming(1));
+    const topos::BatchNorm<float> norm1(tape, channels1);
     const topos::Conv2d<float> conv2(
-        tape, {.in_channels = 8, .out_channels = 16, .kernel = 3, .padding = 1}, init::kaiming(2));
-    const topos::BatchNorm<float> norm2(tape, 16);
+        tape,
+        {.in_channels = channels1, .out_channels = channels2, .kernel = 3, .padding = 1},
+        init::kaiming(2));
+    const topos::BatchNorm<float> norm2(tape, channels2);
     const topos::MaxPool2d<float> pool(2);
-    const topos::Linear<float> classify(tape, 16 * 2 * 2, 10, init::xavier(3));
+    const topos::Linear<float> classify(tape, features, 10, init::xavier(3));
     const auto images = tape.input(init::uniform(4, 0.0, 1.0)(topos::Shape{batch, 1, 8, 8}));
     const auto labels = tape.indices(class_labels(batch, 10));
     const auto first = pool.express(norm1.express(conv1.express(images)).relu());
     const auto second = pool.express(norm2.express(conv2.express(first)).relu());
-    const auto logits = classify.express(second.reshape(topos::Shape{batch, 16 * 2 * 2}));
+    const auto logits = classify.express(second.reshape(topos::Shape{batch, features}));
     auto adjoints =
         tape.differentiate(topos::cross_entropy(logits, labels),
                            topos::parameters_of<float>(conv1, norm1, conv2, norm2, classify));

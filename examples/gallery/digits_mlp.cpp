@@ -14,7 +14,7 @@
 
 // The held-out digits are written by other people than the training ones: a
 // 1-nearest-neighbour classifier reaches 94.6% on this split.
-constexpr double required_accuracy = 0.93;
+constexpr double required_accuracy = 0.96;
 constexpr std::size_t members = 3;
 
 // Trains member `member` (its own initial parameters and batch order) and
@@ -27,7 +27,9 @@ topos::Tensor<float> trained_member(std::size_t member,
     const Recipe recipe{
         .batch = 50,
         .as_images = false,
-        .jitter = Jitter{.largest_sine = 0.14, .largest_scale = 0.08, .largest_shift = 0.5}};
+        .jitter = Jitter{.largest_sine = 0.14, .largest_scale = 0.08, .largest_shift = 0.5},
+        .pixel_noise = 0.2,
+        .label_smoothing = 0.1};
 
     topos::Tape<float> tape;
     const topos::Linear<float> hidden1(tape, 64, 512, torch_default(seed + 1, 64));
@@ -53,7 +55,7 @@ topos::Tensor<float> trained_member(std::size_t member,
     const Trained trained =
         train_classifier(classifier,
                          recipe,
-                         {.epochs = 100, .learning_rate = 0.003, .shuffle_seed = seed + 7},
+                         {.epochs = 40, .learning_rate = 0.003, .shuffle_seed = seed + 7},
                          training);
     return test_logits(classifier, trained);
 }

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -87,6 +88,8 @@ struct Recipe {
     std::size_t batch;
     bool as_images;
     std::optional<Jitter> jitter;  // of the training digits, when set
+    double pixel_noise = 0;        // the stddev of Gaussian noise added to each training pixel
+    double label_smoothing = 0;    // of the training loss, as PyTorch's cross_entropy
 };
 
 // `model(x, normalise)` records the logits of x; `parameters` are what training updates.
@@ -100,7 +103,8 @@ Classifier record_classifier(topos::Tape<float>& tape,
         topos::Tensor<float>::filled(digits_shape(recipe.batch, recipe.as_images), 0.0f));
     auto labels = tape.indices(topos::Tensor<float>::filled(topos::Shape{recipe.batch}, 0.0f));
     NormaliseByBatch by_batch;
-    auto loss = topos::cross_entropy(model(images, by_batch), labels);
+    auto loss = topos::cross_entropy(
+        model(images, by_batch), labels, {.label_smoothing = recipe.label_smoothing});
     auto adjoints = tape.differentiate(loss, parameters);
     auto test_images =
         tape.input(topos::Tensor<float>(digits_shape(test.count(), recipe.as_images), test.pixels));
@@ -144,11 +148,17 @@ inline Batch training_batch(const Digits& training,
                             Generator& generator) {
     const topos::Shape shape = digits_shape(recipe.batch, recipe.as_images);
     Batch batch = batch_of(training, order, first, shape);
+    std::vector<float> pixels(batch.images.data().begin(), batch.images.data().end());
     if (recipe.jitter) {
-        std::vector<float> pixels(batch.images.data().begin(), batch.images.data().end());
         jitter_digits(pixels, *recipe.jitter, generator);
-        batch.images = topos::Tensor<float>(shape, pixels);
     }
+    if (recipe.pixel_noise > 0) {
+        const topos::Tensor<float> noise =
+            topos::init::normal(generator.bits(), recipe.pixel_noise)(shape);
+        std::transform(
+            pixels.begin(), pixels.end(), noise.data().begin(), pixels.begin(), std::plus<>());
+    }
+    batch.images = topos::Tensor<float>(shape, pixels);
     return batch;
 }
 

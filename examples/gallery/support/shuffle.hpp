@@ -19,14 +19,13 @@ public:
 
     // Uniform in [0, bound), bound >= 1 (the modulo bias of a 64-bit draw is
     // below 2^-40 for the bounds used here).
-    std::size_t below(std::size_t bound) {
-        return static_cast<std::size_t>(topos::init::counter_bits(seed_, counter_++) % bound);
-    }
+    std::size_t below(std::size_t bound) { return static_cast<std::size_t>(bits() % bound); }
 
     // Uniform in [0, 1).
-    double unit() {
-        return static_cast<double>(topos::init::counter_bits(seed_, counter_++) >> 11) * 0x1p-53;
-    }
+    double unit() { return static_cast<double>(bits() >> 11) * 0x1p-53; }
+
+    // 64 uniform bits, e.g. the seed of a topos::init initialiser.
+    std::uint64_t bits() { return topos::init::counter_bits(seed_, counter_++); }
 
 private:
     std::uint64_t seed_;

@@ -236,6 +236,19 @@ Value<T> log_softmax(const Value<T>& logits, std::size_t axis) {
 template <Element T>
 Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels);
 
+struct CrossEntropyOptions {
+    // s in [0, 1]: each row's target puts 1 - s + s / classes on its label and
+    // s / classes on every other class (PyTorch's label_smoothing).
+    double label_smoothing = 0;
+};
+
+// The mean over rows of -sum_c target[c] * log softmax(logits)[c], the target
+// smoothed by `options`; with no smoothing, the same graph as above.
+template <Element T>
+Value<T> cross_entropy(const Value<T>& logits,
+                       const Value<T>& labels,
+                       const CrossEntropyOptions& options);
+
 // The mean of (a - b)^2 over all elements.
 template <Element T>
 Value<T> mse(const Value<T>& a, const Value<T>& b);
