@@ -49,9 +49,23 @@ void multiply_matrices(
             {out, signed_size(columns), signed_size(rows * columns)});
 }
 
+template <Element T>
+void multiply_transposed_matrices(
+    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns) {
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    gemm<T>({1, rows, depth, columns},
+            {a, 1, signed_size(rows), signed_size(rows * depth)},
+            {b, signed_size(columns), 1, signed_size(depth * columns)},
+            {out, signed_size(columns), signed_size(rows * columns)});
+}
+
 template void multiply_matrices(
     const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
 template void multiply_matrices(
+    const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
+template void multiply_transposed_matrices(
+    const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
+template void multiply_transposed_matrices(
     const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
 
 namespace {

@@ -13,4 +13,10 @@ template <Element T>
 void multiply_matrices(
     const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns);
 
+// The same with a transposed: a is row-major [depth, rows], and out [rows,
+// columns] is a^T b, a read in place.
+template <Element T>
+void multiply_transposed_matrices(
+    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns);
+
 }  // namespace topos::detail

@@ -6,6 +6,7 @@
 #include "emit/hlo_builder.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
+#include "ops/striped_sum_avx2.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -24,8 +25,21 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void sum_contiguous(const T* x, std::size_t count, T* out) {
-    *out = striped_sum<T>(count, [x](std::size_t i) { return x[i]; });
+void sum_runs(const T* x, std::size_t runs, std::size_t extent, T* out) {
+    for (std::size_t o = 0; o < runs; ++o) {
+        out[o] = striped_sum<T>(extent, [run = x + o * extent](std::size_t i) { return run[i]; });
+    }
+}
+
+template <Element T>
+void sum_contiguous_runs(const T* x, std::size_t runs, std::size_t extent, T* out) {
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    if (runs_avx2_fma()) {
+        striped_sums_avx2(x, runs, extent, out);
+        return;
+    }
+#endif
+    sum_runs(x, runs, extent, out);
 }
 
 template <Element T>
@@ -51,14 +65,12 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     const Shape& shape = *operands[0].shape;
     const auto* along = std::get_if<AxisAttributes>(&node.attributes());
     if (along == nullptr) {
-        sum_contiguous(operands[0].data, shape.elements(), out);
+        sum_contiguous_runs(operands[0].data, 1, shape.elements(), out);
         return;
     }
     const AxisSplit split = split_at(shape, along->axis);
     if (split.inner == 1) {
-        for (std::size_t o = 0; o < split.outer; ++o) {
-            sum_contiguous(operands[0].data + o * split.extent, split.extent, out + o);
-        }
+        sum_contiguous_runs(operands[0].data, split.outer, split.extent, out);
     } else {
         sum_strided(operands[0].data, split, out);
     }

@@ -5,6 +5,7 @@
 #include "pattern/structure.hpp"
 #include <topos/core/tensor.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <vector>
@@ -40,6 +41,12 @@ template <Element T>
 void window_product_kernel(const WindowProductGeometry& geometry,
                            std::span<const T* const> inputs,
                            T* out);
+
+// A convolution's filter gradient (the transposed window product) runs on the
+// exact GEMM over the materialised windows matrix when that holds at most this
+// many elements (2^22 by default), else as rank-one updates; both give the
+// same bits. Returns the previous value; tests set 0 to cover the updates.
+std::size_t set_largest_windows_matrix(std::size_t elements);
 template <Element T>
 void reduce_window_kernel(const ReduceWindowGeometry& geometry,
                           std::span<const T* const> inputs,

@@ -9,7 +9,9 @@
 #include "pattern/catalog.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 namespace topos::detail {
@@ -94,6 +96,21 @@ private:
 
 constexpr std::size_t rows_per_tile = 256;
 
+// Rows first .. first + count of the windows matrix into `tile`, line by line.
+template <Element T>
+void fill_windows(const Patches<T>& patches,
+                  const WindowGeometry& g,
+                  std::size_t first,
+                  std::size_t count,
+                  T* tile) {
+    for (std::size_t filled = 0; filled < count;) {
+        const std::size_t row = first + filled;
+        const std::size_t segment = std::min(count - filled, g.count[1] - row % g.count[1]);
+        patches.line(row, segment, tile + filled * patches.depth());
+        filled += segment;
+    }
+}
+
 // out [P, O] = windows [P, K] x matrix [K, O], a tile of rows at a time: the
 // tile is filled line by line, then multiplied by the exact GEMM.
 template <Element T>
@@ -109,12 +126,7 @@ void forward_product(const WindowProductGeometry& geometry,
     tile.resize(rows_per_tile * depth);
     for (std::size_t first = 0; first < rows;) {
         const std::size_t count = std::min(rows_per_tile, rows - first);
-        for (std::size_t filled = 0; filled < count;) {
-            const std::size_t row = first + filled;
-            const std::size_t segment = std::min(count - filled, g.count[1] - row % g.count[1]);
-            patches.line(row, segment, tile.data() + filled * depth);
-            filled += segment;
-        }
+        fill_windows(patches, g, first, count, tile.data());
         multiply_matrices(
             tile.data(), matrix, out + first * geometry.columns, count, depth, geometry.columns);
         first += count;
@@ -143,13 +155,13 @@ TOPOS_AVX2_FMA_LOOP void add_outer_product_avx2_fma(
 }
 #endif
 
-// out [K, O] = windows^T [K, P] x gradient [P, O]: a rank-one update per row p,
+// out [K, O] = windows^T [K, P] x gradient [P, O], rank-one updates per row p,
 // so every output still sums over ascending p.
 template <Element T>
-void transposed_product(const WindowProductGeometry& geometry,
-                        const T* image,
-                        const T* gradient,
-                        T* out) {
+void transposed_product_by_rows(const WindowProductGeometry& geometry,
+                                const T* image,
+                                const T* gradient,
+                                T* out) {
     const WindowGeometry& g = geometry.window;
     const std::size_t rows = g.batch * g.outputs();
     const std::size_t depth = g.channels * g.taps();
@@ -170,6 +182,34 @@ void transposed_product(const WindowProductGeometry& geometry,
 #endif
         add_outer_product(row.data(), g_row, out, depth, columns);
     }
+}
+
+std::atomic<std::size_t>& largest_windows_matrix() {
+    static std::atomic<std::size_t> elements{std::size_t{1} << 22};
+    return elements;
+}
+
+// The same product by the exact GEMM, which sums over p in the same order,
+// reading the windows matrix [P, K] transposed in place: the matrix is
+// materialised when it holds at most largest_windows_matrix() elements;
+// larger ones take the rank-one updates.
+template <Element T>
+void transposed_product(const WindowProductGeometry& geometry,
+                        const T* image,
+                        const T* gradient,
+                        T* out) {
+    const WindowGeometry& g = geometry.window;
+    const std::size_t rows = g.batch * g.outputs();
+    const Patches<T> patches(g, image);
+    const std::size_t depth = patches.depth();
+    if (rows * depth > largest_windows_matrix().load(std::memory_order_relaxed)) {
+        transposed_product_by_rows(geometry, image, gradient, out);
+        return;
+    }
+    thread_local std::vector<T> windows;
+    windows.resize(rows * depth);
+    fill_windows(patches, g, 0, rows, windows.data());
+    multiply_transposed_matrices(windows.data(), gradient, out, depth, rows, geometry.columns);
 }
 
 Match product_match(std::uint32_t root,
@@ -204,6 +244,10 @@ std::optional<Match> match_window_product(const SpecView& spec, std::uint32_t ro
         }
     }
     return std::nullopt;
+}
+
+std::size_t set_largest_windows_matrix(std::size_t elements) {
+    return largest_windows_matrix().exchange(elements);
 }
 
 template <Element T>

@@ -1,6 +1,8 @@
 // Under Numerics::Exact, every fused kernel returns the interpreter's bits for
 // every value a run can read, over random shapes, strides, paddings,
-// dilations, channel and batch counts, in float and double.
+// dilations, channel and batch counts, in float and double; the filter
+// gradient both on the exact GEMM and by rank-one updates.
+#include "pattern/catalog.hpp"
 #include "support/bit_equal.hpp"
 #include <topos/topos.hpp>
 
@@ -79,6 +81,18 @@ TEST(FusedKernelProperty, ConvolutionAndPoolingReturnTheInterpretersBits) {
         check_convolution_and_pooling<float>(c, 100 + trial);
         check_convolution_and_pooling<double>(c, 200 + trial);
     }
+}
+
+// The filter gradient by rank-one updates, as larger windows matrices take it.
+TEST(FusedKernelProperty, FilterGradientsWithoutTheWindowsMatrixReturnTheInterpretersBits) {
+    const std::size_t saved = detail::set_largest_windows_matrix(0);
+    std::mt19937 random(20261201);
+    for (int trial = 0; trial < 20; ++trial) {
+        const ConvCase c = random_case(random);
+        check_convolution_and_pooling<float>(c, 300 + trial);
+        check_convolution_and_pooling<double>(c, 400 + trial);
+    }
+    detail::set_largest_windows_matrix(saved);
 }
 
 template <Element T>

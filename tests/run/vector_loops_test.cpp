@@ -1,8 +1,9 @@
-// The elementwise loops and the convolution's filter-gradient loop run a copy
-// compiled for AVX2 and FMA where the processor has them, split among the
-// library's threads when long. Neither may change a bit: every opcode, the
-// transcendental functions over long float tensors (which the threads share),
-// and a fused convolution's gradients give the portable loops' bits.
+// The elementwise loops, the sums of contiguous runs and the convolution's
+// filter-gradient loop run a copy compiled for AVX2 and FMA where the processor
+// has them, split among the library's threads when long. Neither may change a
+// bit: every opcode, the transcendental functions over long float tensors
+// (which the threads share), sums of runs of every length, and a fused
+// convolution's gradients give the portable loops' bits.
 #include "ops/common.hpp"
 #include "support/bit_equal.hpp"
 #include "support/op_specs.hpp"
@@ -16,9 +17,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -117,6 +122,52 @@ TEST(VectorLoops, TranscendentalFunctionsOverLongFloatTensorsOnOneAndTwoThreads)
         }
     }
     set_threads(saved_threads);
+}
+
+// Runs of every length up to three blocks of 16 lanes, and a long one; values
+// with the special ones mixed in, and runs of -0 alone, whose sum is -0 only if
+// the short last block is padded with -0.
+template <Element T>
+Tensor<T> runs_to_sum(std::size_t runs, std::size_t extent, std::uint64_t seed) {
+    Tensor<T> normal = init::normal(seed, 1.0)(Shape{runs, extent});
+    std::vector<T> values(normal.data().begin(), normal.data().end());
+    const T specials[] = {T{0},
+                          T{-0.0},
+                          std::numeric_limits<T>::infinity(),
+                          std::numeric_limits<T>::denorm_min(),
+                          std::numeric_limits<T>::max()};
+    for (std::size_t i = 0; i < values.size(); i += 7) {
+        values[i] = specials[(i / 7) % std::size(specials)];
+    }
+    std::fill_n(values.begin(), extent, T{-0.0});  // the first run
+    return Tensor<T>(Shape{runs, extent}, values);
+}
+
+template <Element T>
+void expect_sums_of_runs_give_the_portable_bits() {
+    std::vector<std::size_t> extents(48);
+    std::iota(extents.begin(), extents.end(), std::size_t{1});
+    extents.push_back(1000);
+    for (const std::size_t extent : extents) {
+        Tape<T> tape;
+        const auto x = tape.input(runs_to_sum<T>(4, extent, extent));
+        const auto along = x.sum(1);
+        const auto whole = x.sum();
+        const auto network = std::move(tape).into_network();
+        const auto [vector, portable] = on_both_loops([&] {
+            const auto run = network.forward(network.parameters(), {});
+            return std::pair{run.of(along), run.of(whole)};
+        });
+        EXPECT_TRUE(bit_equal(vector.first, portable.first)) << "runs of " << extent;
+        EXPECT_TRUE(bit_equal(vector.second, portable.second)) << "runs of " << extent;
+        EXPECT_TRUE(std::signbit(vector.first.data()[0]) && vector.first.data()[0] == 0)
+            << "a run of -0 sums to " << vector.first.data()[0];
+    }
+}
+
+TEST(VectorLoops, SumsOfContiguousRunsOfEveryLengthGiveThePortableBits) {
+    expect_sums_of_runs_give_the_portable_bits<float>();
+    expect_sums_of_runs_give_the_portable_bits<double>();
 }
 
 TEST(VectorLoops, FusedConvolutionGradientsGiveThePortableBits) {

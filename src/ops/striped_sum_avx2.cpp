@@ -1,0 +1,100 @@
+#include "ops/striped_sum_avx2.hpp"
+
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+#include <cstdint>
+#include <immintrin.h>
+
+namespace topos::detail {
+namespace {
+
+#define TOPOS_AVX2 __attribute__((target("avx2")))
+
+// Lanes first .. first + 7 of a float block: x[lane] where lane < count, else -0.
+TOPOS_AVX2 __m256 float_lanes_below(const float* x, std::size_t first, std::size_t count) {
+    const __m256i lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                          _mm256_set1_epi32(static_cast<std::int32_t>(first)));
+    const __m256i inside =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<std::int32_t>(count)), lane);
+    return _mm256_blendv_ps(
+        _mm256_set1_ps(-0.0f), _mm256_maskload_ps(x + first, inside), _mm256_castsi256_ps(inside));
+}
+
+TOPOS_AVX2 float striped_sum(const float* x, std::size_t count) {
+    __m256 low = _mm256_set1_ps(-0.0f);  // partials 0..7
+    __m256 high = low;                   // partials 8..15
+    std::size_t first = 0;
+    for (; first + 16 <= count; first += 16) {
+        low = _mm256_add_ps(low, _mm256_loadu_ps(x + first));
+        high = _mm256_add_ps(high, _mm256_loadu_ps(x + first + 8));
+    }
+    if (first < count) {
+        const float* block = x + first;
+        const std::size_t left = count - first;
+        low = _mm256_add_ps(low, float_lanes_below(block, 0, left));
+        high = _mm256_add_ps(high, float_lanes_below(block, 8, left));
+    }
+    const __m256 eight = _mm256_add_ps(low, high);
+    const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+    const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+    const __m128 one = _mm_add_ss(two, _mm_shuffle_ps(two, two, 1));
+    return _mm_cvtss_f32(one);
+}
+
+// Lanes first .. first + 3 of a double block: x[lane] where lane < count, else -0.
+TOPOS_AVX2 __m256d double_lanes_below(const double* x, std::size_t first, std::size_t count) {
+    const __m256i lane = _mm256_add_epi64(_mm256_setr_epi64x(0, 1, 2, 3),
+                                          _mm256_set1_epi64x(static_cast<std::int64_t>(first)));
+    const __m256i inside =
+        _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<std::int64_t>(count)), lane);
+    return _mm256_blendv_pd(
+        _mm256_set1_pd(-0.0), _mm256_maskload_pd(x + first, inside), _mm256_castsi256_pd(inside));
+}
+
+TOPOS_AVX2 double striped_sum(const double* x, std::size_t count) {
+    __m256d partials[4];  // partials 0..3, 4..7, 8..11, 12..15
+    for (__m256d& four : partials) {
+        four = _mm256_set1_pd(-0.0);
+    }
+    std::size_t first = 0;
+    for (; first + 16 <= count; first += 16) {
+        for (std::size_t q = 0; q < 4; ++q) {
+            partials[q] = _mm256_add_pd(partials[q], _mm256_loadu_pd(x + first + 4 * q));
+        }
+    }
+    if (first < count) {
+        const double* block = x + first;
+        const std::size_t left = count - first;
+        for (std::size_t q = 0; q < 4; ++q) {
+            partials[q] = _mm256_add_pd(partials[q], double_lanes_below(block, 4 * q, left));
+        }
+    }
+    const __m256d eight_low = _mm256_add_pd(partials[0], partials[2]);
+    const __m256d eight_high = _mm256_add_pd(partials[1], partials[3]);
+    const __m256d four = _mm256_add_pd(eight_low, eight_high);
+    const __m128d two = _mm_add_pd(_mm256_castpd256_pd128(four), _mm256_extractf128_pd(four, 1));
+    const __m128d one = _mm_add_sd(two, _mm_unpackhi_pd(two, two));
+    return _mm_cvtsd_f64(one);
+}
+
+}  // namespace
+
+TOPOS_AVX2 void striped_sums_avx2(const float* x,
+                                  std::size_t runs,
+                                  std::size_t extent,
+                                  float* out) {
+    for (std::size_t o = 0; o < runs; ++o) {
+        out[o] = striped_sum(x + o * extent, extent);
+    }
+}
+
+TOPOS_AVX2 void striped_sums_avx2(const double* x,
+                                  std::size_t runs,
+                                  std::size_t extent,
+                                  double* out) {
+    for (std::size_t o = 0; o < runs; ++o) {
+        out[o] = striped_sum(x + o * extent, extent);
+    }
+}
+
+}  // namespace topos::detail
+#endif
