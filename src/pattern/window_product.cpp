@@ -1,9 +1,11 @@
-// WindowProduct: the windows matrix of an image times a matrix, without the
-// windows ever being materialised. Two forms are matched:
+// WindowProduct: the windows matrix of an image times a matrix, read from the
+// image. Two forms are matched:
 //   forward:    MatMul(Reshape(Permute(windows)), M)   [N*OH*OW, C*KH*KW] x [C*KH*KW, O]
 //   transposed: MatMul(Permute(Reshape(...)), G)       [C*KH*KW, N*OH*OW] x [N*OH*OW, O]
-// (the second is a convolution's filter gradient). Both accumulate every
-// output over ascending depth with one fma each, from +0, as MatMul does.
+// (the second is a convolution's filter gradient). The forward builds window
+// rows a tile at a time; the transposed form sums over every window row, so it
+// builds the whole windows matrix when that is not too large. Both accumulate
+// every output over ascending depth with one fma each, from +0, as MatMul does.
 #include "ops/common.hpp"
 #include "ops/matmul.hpp"
 #include "pattern/catalog.hpp"
