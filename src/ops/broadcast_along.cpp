@@ -20,6 +20,12 @@ template <Element T>
 void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
     const auto& broadcast = node.attributes_as<BroadcastAttributes>();
     const AxisSplit split = split_at(node.shape(), broadcast.axis);
+    if (split.inner == 1) {  // along the last axis: each element fills a run
+        for (std::size_t o = 0; o < split.outer; ++o) {
+            std::fill_n(out + o * split.extent, split.extent, operands[0].data[o]);
+        }
+        return;
+    }
     for (std::size_t o = 0; o < split.outer; ++o) {
         const T* row = operands[0].data + o * split.inner;
         for (std::size_t a = 0; a < split.extent; ++a) {
