@@ -3,10 +3,9 @@
 // BatchNorm, ReLU and 2x2 max pooling, then a Linear layer to 10 logits. Each
 // member is trained with AdamW on a cosine schedule, on mini-batches of 50
 // whose digits are randomly rotated, scaled and shifted a little, through a
-// compiled plan, which
-// serves the convolutions and poolings with fused kernels; it is evaluated
-// through a second export that reads the BatchNorm running statistics as
-// inputs. The ensemble averages the members' softmax.
+// compiled plan, which serves the convolutions and poolings with fused
+// kernels; it is evaluated through a second export that reads the BatchNorm
+// running statistics as inputs. The ensemble averages the members' softmax.
 #include "support/classifier.hpp"
 #include <topos/topos.hpp>
 
