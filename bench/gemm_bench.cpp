@@ -3,7 +3,7 @@
 // exact GEMM on buffers allocated once (as a BLAS call does) and as a user runs
 // it, through a compiled plan of a recorded MatMul; OpenBLAS runs cblas_?gemm
 // where the build found it. bench/compare runs these side by side.
-#include "backend/cpu/gemm.hpp"
+#include "kernels/gemm.hpp"
 #include <topos/topos.hpp>
 
 #include <benchmark/benchmark.h>

@@ -28,4 +28,5 @@
 #include <topos/model/transformer.hpp>
 #include <topos/run/parameters.hpp>
 #include <topos/run/run.hpp>
-#include <topos/run/threads.hpp>
+#include <topos/core/isa.hpp>
+#include <topos/core/threads.hpp>

@@ -1,7 +1,7 @@
 // The thread pool: one region at a time, inline when busy or nested.
 #include "core/thread_pool.hpp"
 
-#include <topos/run/threads.hpp>
+#include <topos/core/threads.hpp>
 
 #include <charconv>
 #include <cstdlib>

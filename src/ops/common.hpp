@@ -1,8 +1,8 @@
-// Pieces the op rows share: the elementwise shape rules, flat elementwise loops,
-// and the outer x axis x inner view of a shape that the layout kernels walk.
+// Pieces the op rows share: the elementwise shape rules and the elementwise
+// maps over a row's operands (on the loops of kernels/elementwise.hpp).
 #pragma once
 
-#include "core/thread_pool.hpp"
+#include "kernels/elementwise.hpp"
 #include "ops/op_info.hpp"
 
 #include <algorithm>
@@ -26,76 +26,6 @@ Shape equal_shapes(const ShapeCheck& check);
 // The shape rule of binary elementwise operations: equal shapes, no attributes.
 Shape same_shape_binary(const ShapeCheck& check);
 
-// Whether this processor has AVX2 and FMA. The elementwise loops then run a
-// copy of themselves compiled for those instructions: std::fma becomes one
-// instruction instead of a call into libm, and loops without branches get
-// vector lanes. The values are bit for bit the same: exact code never depends
-// on contraction (the library builds with -ffp-contract=off), fma is exactly
-// rounded either way, and lanes compute each element independently.
-bool runs_avx2_fma();
-
-// Lets tests run the portable loops on a processor with AVX2 and FMA, to
-// compare their bits with the AVX2 + FMA copies' (allowed by default).
-void allow_avx2_fma_loops(bool allowed);
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TOPOS_HAS_AVX2_LOOPS 1
-// flatten inlines every call, so the callees are compiled for AVX2 and FMA too;
-// their out-of-line copies keep the default target.
-#define TOPOS_AVX2_FMA_LOOP __attribute__((target("avx2,fma"), flatten))
-#endif
-
-template <class T, class F>
-void elementwise_loop(std::size_t begin, std::size_t end, T* out, F f) {
-    for (std::size_t i = begin; i < end; ++i) {
-        out[i] = f(i);
-    }
-}
-
-#if defined(TOPOS_HAS_AVX2_LOOPS)
-template <class T, class F>
-TOPOS_AVX2_FMA_LOOP void elementwise_loop_avx2_fma(std::size_t begin,
-                                                   std::size_t end,
-                                                   T* out,
-                                                   F f) {
-    for (std::size_t i = begin; i < end; ++i) {
-        out[i] = f(i);
-    }
-}
-#endif
-
-template <class T, class F>
-void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
-#if defined(TOPOS_HAS_AVX2_LOOPS)
-    if (runs_avx2_fma()) {
-        elementwise_loop_avx2_fma(begin, end, out, f);
-        return;
-    }
-#endif
-    elementwise_loop(begin, end, out, f);
-}
-
-// Elements per task when an elementwise loop is shared among the pool's
-// threads; loops shorter than four chunks stay on the calling thread, where
-// waking the pool would cost more than it saves.
-inline constexpr std::size_t elementwise_chunk = 16384;
-
-// out[i] = f(i) for i < count: on the AVX2 + FMA copy where the processor has
-// it, in chunks on the library's threads when it is long. Every element
-// is computed alone, so neither changes a bit.
-template <class T, class F>
-void elementwise(std::size_t count, T* out, F f) {
-    if (count < 4 * elementwise_chunk) {
-        elementwise_range(0, count, out, f);
-        return;
-    }
-    ThreadPool::instance().run(
-        (count + elementwise_chunk - 1) / elementwise_chunk, [&](std::size_t chunk) {
-            const std::size_t begin = chunk * elementwise_chunk;
-            elementwise_range(begin, std::min(count, begin + elementwise_chunk), out, f);
-        });
-}
-
 template <Element T, class F>
 void unary_map(std::span<const View<T>> operands, T* out, F f) {
     const T* x = operands[0].data;
@@ -109,25 +39,5 @@ void binary_map(std::span<const View<T>> operands, T* out, F f) {
     elementwise(
         operands[0].shape->elements(), out, [x, y, f](std::size_t i) { return f(x[i], y[i]); });
 }
-
-// std::copy_n for the runs of the layout kernels, which along an innermost
-// axis are single elements: a call to memmove would cost more than the copy.
-template <class T>
-T* copy_run(const T* from, std::size_t count, T* to) {
-    if (count == 1) {
-        *to = *from;
-        return to + 1;
-    }
-    return std::copy_n(from, count, to);
-}
-
-// A shape seen as [outer, extent, inner] around one axis.
-struct AxisSplit {
-    std::size_t outer;
-    std::size_t extent;
-    std::size_t inner;
-};
-
-AxisSplit split_at(const Shape& shape, std::size_t axis);
 
 }  // namespace topos::detail

@@ -2,12 +2,10 @@
 // product per batch index (the leading axes, equal on both sides). Each output
 // element starts at +0 and accumulates its k terms in ascending order with one
 // fma each: out[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], +0)).
-// The kernel is the blocked exact GEMM of src/backend/cpu/, which keeps that
+// The kernel is the blocked exact GEMM of src/kernels/, which keeps that
 // order for every tile and thread count; tests/run/kernel_reference_test.cpp
 // checks it against the plain loop.
-#include "ops/matmul.hpp"
-
-#include "backend/cpu/gemm.hpp"
+#include "kernels/gemm.hpp"
 #include "emit/hlo_builder.hpp"
 #include "ops/rows.hpp"
 
@@ -38,35 +36,6 @@ Shape infer(const ShapeCheck& check) {
 }
 
 }  // namespace
-
-template <Element T>
-void multiply_matrices(
-    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns) {
-    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
-    gemm<T>({1, rows, depth, columns},
-            {a, signed_size(depth), 1, signed_size(rows * depth)},
-            {b, signed_size(columns), 1, signed_size(depth * columns)},
-            {out, signed_size(columns), signed_size(rows * columns)});
-}
-
-template <Element T>
-void multiply_transposed_matrices(
-    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns) {
-    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
-    gemm<T>({1, rows, depth, columns},
-            {a, 1, signed_size(rows), signed_size(rows * depth)},
-            {b, signed_size(columns), 1, signed_size(depth * columns)},
-            {out, signed_size(columns), signed_size(rows * columns)});
-}
-
-template void multiply_matrices(
-    const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
-template void multiply_matrices(
-    const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
-template void multiply_transposed_matrices(
-    const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
-template void multiply_transposed_matrices(
-    const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
 
 namespace {
 

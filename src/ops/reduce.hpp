@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/exact_math.hpp"
+#include "kernels/striped_sum.hpp"
 #include "ops/common.hpp"
 
 #include <array>
@@ -14,51 +15,8 @@
 
 namespace topos::detail {
 
-inline constexpr std::size_t summation_lanes = 16;
-
 // The reduced shape: operand 0 without the attribute's axis.
 Shape reduce_axis_shape(const ShapeCheck& check);
-
-// Folds `summation_lanes` partial rows of `width` values in halves into row 0.
-template <Element T>
-void fold_partials(T* partials, std::size_t width) {
-    for (std::size_t half = summation_lanes / 2; half >= 1; half /= 2) {
-        for (std::size_t lane = 0; lane < half; ++lane) {
-            T* into = partials + lane * width;
-            const T* from = partials + (lane + half) * width;
-            for (std::size_t i = 0; i < width; ++i) {
-                into[i] += from[i];
-            }
-        }
-    }
-}
-
-// The striped sum of term(0), ..., term(count - 1).
-template <Element T, class Term>
-T striped_sum(std::size_t count, Term term) {
-    std::array<T, summation_lanes> partials;
-    partials.fill(T{-0.0});
-    for (std::size_t a = 0; a < count; ++a) {
-        partials[a % summation_lanes] += term(a);
-    }
-    fold_partials(partials.data(), 1);
-    return partials[0];
-}
-
-// Calls visit(inputs, output) for every output of a reduction along `axis` of
-// `shape`, where inputs(a) is the a-th term's offset.
-template <class Visit>
-void for_each_reduction(const Shape& shape, std::size_t axis, Visit visit) {
-    const AxisSplit split = split_at(shape, axis);
-    for (std::size_t o = 0; o < split.outer; ++o) {
-        for (std::size_t i = 0; i < split.inner; ++i) {
-            const std::size_t base = o * split.extent * split.inner + i;
-            visit([&](std::size_t a) { return base + a * split.inner; },
-                  o * split.inner + i,
-                  split.extent);
-        }
-    }
-}
 
 // log(sum(exp(x[at(a)]))) over a = 0..count-1: m + log(sum(exp(x - m))) with m
 // the largest term, so no exp overflows; an infinite or NaN m is the result.

@@ -6,7 +6,7 @@
 #include "emit/hlo_builder.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
-#include "ops/striped_sum_avx2.hpp"
+#include "kernels/striped_sum_avx2.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -7,7 +7,7 @@
 // builds the whole windows matrix when that is not too large. Both accumulate
 // every output over ascending depth with one fma each, from +0, as MatMul does.
 #include "ops/common.hpp"
-#include "ops/matmul.hpp"
+#include "kernels/gemm.hpp"
 #include "pattern/catalog.hpp"
 
 #include <algorithm>

@@ -1,10 +1,10 @@
 // Many user threads multiply at once through the one pool: each result equals
 // the reference loop's bits (the pool serves one region at a time and the
 // others run inline). Runs under ThreadSanitizer with the concurrency label.
-#include "backend/cpu/gemm.hpp"
+#include "kernels/gemm.hpp"
 #include "support/bit_equal.hpp"
 #include "support/gemm_cases.hpp"
-#include <topos/run/threads.hpp>
+#include <topos/core/threads.hpp>
 
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ TEST(ExactGemm, GivesReferenceBitsWhileManyThreadsMultiplyAtOnce) {
     for (std::size_t t = 0; t < user_threads; ++t) {
         workers.emplace_back([&, t] {
             for (int repeat = 0; repeat < 20; ++repeat) {
-                results[t] = test::gemm_product(detail::best_gemm_isa(), cases[t], operands[t]);
+                results[t] = test::gemm_product(isa(), cases[t], operands[t]);
             }
         });
     }

@@ -4,7 +4,7 @@
 // runs and several thread counts.
 #include "support/bit_equal.hpp"
 #include "support/gemm_cases.hpp"
-#include <topos/run/threads.hpp>
+#include <topos/core/threads.hpp>
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 namespace topos {
 namespace {
 
-using detail::GemmIsa;
+
 using test::GemmCase;
 
 // Restores the default thread count when a test ends.
@@ -41,8 +41,8 @@ private:
     std::size_t previous_;
 };
 
-std::string describe(const GemmCase& c, GemmIsa isa, std::size_t threads) {
-    return std::string(detail::gemm_isa_name(isa)) + ", " + std::to_string(threads) +
+std::string describe(const GemmCase& c, Isa isa, std::size_t threads) {
+    return std::string(name_of(isa)) + ", " + std::to_string(threads) +
            " threads, batches " + std::to_string(c.batches) + ", m " + std::to_string(c.rows) +
            ", k " + std::to_string(c.depth) + ", n " + std::to_string(c.columns) +
            (c.transpose_a ? ", A transposed" : "") + (c.transpose_b ? ", B transposed" : "") +
@@ -56,7 +56,7 @@ void expect_reference_bits(const GemmCase& c, std::mt19937& generator) {
     const TilesAlways tiles;
     for (const std::size_t threads : {1, 2, 3}) {
         set_threads(threads);
-        for (const GemmIsa isa : detail::available_gemm_isas()) {
+        for (const Isa isa : supported_isas()) {
             SCOPED_TRACE(describe(c, isa, threads));
             test::expect_bit_equal(test::gemm_product(isa, c, operands), expected);
         }
@@ -131,8 +131,8 @@ TYPED_TEST(ExactGemm, StartsEverySumAtPositiveZero) {
     test::GemmOperands<TypeParam> operands = test::gemm_operands<TypeParam>(c, generator);
     std::fill(operands.a.begin(), operands.a.end(), TypeParam{-0.0});
     std::fill(operands.b.begin(), operands.b.end(), TypeParam{1});
-    for (const GemmIsa isa : detail::available_gemm_isas()) {
-        SCOPED_TRACE(detail::gemm_isa_name(isa));
+    for (const Isa isa : supported_isas()) {
+        SCOPED_TRACE(name_of(isa));
         const Tensor<TypeParam> product = test::gemm_product(isa, c, operands);
         for (const TypeParam value : product.data()) {
             ASSERT_EQ(test::bits_of(value), test::bits_of(TypeParam{0}));
@@ -144,22 +144,22 @@ TYPED_TEST(ExactGemm, WritesPositiveZerosWhenTheInnerExtentIsZero) {
     const GemmCase c{2, 3, 0, 4, false, false, false};
     std::mt19937 generator(2);
     const test::GemmOperands<TypeParam> operands = test::gemm_operands<TypeParam>(c, generator);
-    for (const GemmIsa isa : detail::available_gemm_isas()) {
+    for (const Isa isa : supported_isas()) {
         test::expect_bit_equal(test::gemm_product(isa, c, operands),
                                Tensor<TypeParam>::filled({2, 3, 4}, TypeParam{0}));
     }
 }
 
 TEST(ExactGemm, ChoosesTheFastestAvailableMicroKernel) {
-    const auto isas = detail::available_gemm_isas();
+    const auto isas = supported_isas();
     ASSERT_FALSE(isas.empty());
-    EXPECT_EQ(isas.front(), GemmIsa::Portable);
-    EXPECT_EQ(detail::best_gemm_isa(), isas.back());
+    EXPECT_EQ(isas.front(), Isa::Portable);
+    EXPECT_EQ(isa(), isas.back());
 #if defined(__x86_64__)
     __builtin_cpu_init();
     const bool has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    EXPECT_EQ(std::find(isas.begin(), isas.end(), GemmIsa::Avx2) != isas.end(), has_avx2);
-    EXPECT_EQ(std::find(isas.begin(), isas.end(), GemmIsa::Avx512) != isas.end(),
+    EXPECT_EQ(std::find(isas.begin(), isas.end(), Isa::Avx2) != isas.end(), has_avx2);
+    EXPECT_EQ(std::find(isas.begin(), isas.end(), Isa::Avx512) != isas.end(),
               __builtin_cpu_supports("avx512f") != 0);
 #endif
 }

@@ -3,7 +3,7 @@
 // set_threads and TOPOS_THREADS decide the thread count.
 #include "core/thread_pool.hpp"
 
-#include <topos/run/threads.hpp>
+#include <topos/core/threads.hpp>
 
 #include <gtest/gtest.h>
 

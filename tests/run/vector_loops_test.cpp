@@ -4,16 +4,16 @@
 // bit: every opcode, the transcendental functions over long float tensors
 // (which the threads share), sums of runs of every length, and a fused
 // convolution's gradients give the portable loops' bits.
-#include "ops/common.hpp"
 #include "support/bit_equal.hpp"
 #include "support/op_specs.hpp"
+#include <topos/core/isa.hpp>
 #include <topos/graph/compositions.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/init.hpp>
 #include <topos/plan/plan.hpp>
-#include <topos/run/threads.hpp>
+#include <topos/core/threads.hpp>
 
 #include <gtest/gtest.h>
 
@@ -32,15 +32,19 @@ namespace {
 
 using test::bit_equal;
 
-// Restores the AVX2 + FMA loops when a test ends, whatever happened.
+// Caps the kernels at the portable instruction set, and restores the set they
+// ran before when a test ends, whatever happened.
 class PortableLoops {
 public:
-    PortableLoops() { detail::allow_avx2_fma_loops(false); }
+    PortableLoops() : before_(isa()) { set_max_isa(Isa::Portable); }
 
-    ~PortableLoops() { detail::allow_avx2_fma_loops(true); }
+    ~PortableLoops() { set_max_isa(before_); }
 
     PortableLoops(const PortableLoops&) = delete;
     PortableLoops& operator=(const PortableLoops&) = delete;
+
+private:
+    Isa before_;
 };
 
 // `compute` once on the vector loops, once on the portable ones.

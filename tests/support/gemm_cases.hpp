@@ -4,7 +4,7 @@
 // ascending, one std::fma each) that every GEMM must equal bit for bit.
 #pragma once
 
-#include "backend/cpu/gemm.hpp"
+#include "kernels/gemm.hpp"
 #include <topos/core/tensor.hpp>
 
 #include <cmath>
@@ -92,7 +92,7 @@ Tensor<T> reference_product(const GemmCase& c, const GemmOperands<T>& o) {
 
 // The GEMM's answer (with micro-kernel `isa`), as a [batches, rows, columns] tensor.
 template <Element T>
-Tensor<T> gemm_product(detail::GemmIsa isa, const GemmCase& c, const GemmOperands<T>& o) {
+Tensor<T> gemm_product(Isa isa, const GemmCase& c, const GemmOperands<T>& o) {
     const auto size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
     // Filled with NaN, so an element the GEMM fails to write cannot pass.
     std::vector<T> out(c.batches * c.rows * c.columns, std::numeric_limits<T>::quiet_NaN());

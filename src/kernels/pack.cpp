@@ -1,5 +1,5 @@
 // Packing A and B blocks into micro-kernel panels; see pack.hpp.
-#include "backend/cpu/pack.hpp"
+#include "kernels/pack.hpp"
 
 #include <algorithm>
 #include <memory>

@@ -4,10 +4,10 @@
 // packing its own A block and sweeping micro-kernel tiles. k blocks run in
 // ascending order and continue from the stored partial sums, so every element
 // sees the reference's fma chain; no thread ever takes part of an element's k.
-#include "backend/cpu/gemm.hpp"
+#include "kernels/gemm.hpp"
 
-#include "backend/cpu/micro_kernel.hpp"
-#include "backend/cpu/pack.hpp"
+#include "kernels/micro_kernel.hpp"
+#include "kernels/pack.hpp"
 #include "core/thread_pool.hpp"
 
 #include <algorithm>
@@ -212,63 +212,28 @@ void fill_zeros(GemmExtents e, MatrixTarget<T> c) {
 }
 
 template <Element T>
-MicroKernel<T> micro_kernel(GemmIsa isa) {
+MicroKernel<T> micro_kernel(Isa isa) {
     switch (isa) {
-        case GemmIsa::Portable:
+        case Isa::Portable:
             return portable_micro_kernel<T>();
 #if defined(__x86_64__)
-        case GemmIsa::Avx2:
+        case Isa::Avx2:
             return avx2_micro_kernel<T>();
-        case GemmIsa::Avx512:
+        case Isa::Avx512:
             return avx512_micro_kernel<T>();
 #else
-        case GemmIsa::Avx2:
-        case GemmIsa::Avx512:
+        case Isa::Avx2:
+        case Isa::Avx512:
             break;
 #endif
     }
     return portable_micro_kernel<T>();
 }
 
-std::vector<GemmIsa> detect_isas() {
-    std::vector<GemmIsa> isas{GemmIsa::Portable};
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        isas.push_back(GemmIsa::Avx2);
-    }
-    if (__builtin_cpu_supports("avx512f")) {
-        isas.push_back(GemmIsa::Avx512);
-    }
-#endif
-    return isas;
-}
-
 }  // namespace
 
-const char* gemm_isa_name(GemmIsa isa) {
-    switch (isa) {
-        case GemmIsa::Portable:
-            return "portable";
-        case GemmIsa::Avx2:
-            return "avx2";
-        case GemmIsa::Avx512:
-            return "avx512";
-    }
-    return "unknown";
-}
-
-std::span<const GemmIsa> available_gemm_isas() {
-    static const std::vector<GemmIsa> isas = detect_isas();
-    return isas;
-}
-
-GemmIsa best_gemm_isa() {
-    return available_gemm_isas().back();
-}
-
 template <Element T>
-void gemm_with(GemmIsa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
+void gemm_with(Isa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
     if (e.batches == 0 || e.rows == 0 || e.columns == 0) {
         return;
     }
@@ -311,8 +276,7 @@ std::size_t set_gemm_parallel_threshold(std::size_t multiply_adds) {
 
 template <Element T>
 void gemm(GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
-    static const GemmIsa isa = best_gemm_isa();
-    gemm_with(isa, extents, a, b, c);
+    gemm_with(isa(), extents, a, b, c);
 }
 
 template void gemm<float>(GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
@@ -321,8 +285,37 @@ template void gemm<double>(GemmExtents,
                            MatrixView<double>,
                            MatrixTarget<double>);
 template void gemm_with<float>(
-    GemmIsa, GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
+    Isa, GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
 template void gemm_with<double>(
-    GemmIsa, GemmExtents, MatrixView<double>, MatrixView<double>, MatrixTarget<double>);
+    Isa, GemmExtents, MatrixView<double>, MatrixView<double>, MatrixTarget<double>);
+
+template <Element T>
+void multiply_matrices(
+    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns) {
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    gemm<T>({1, rows, depth, columns},
+            {a, signed_size(depth), 1, signed_size(rows * depth)},
+            {b, signed_size(columns), 1, signed_size(depth * columns)},
+            {out, signed_size(columns), signed_size(rows * columns)});
+}
+
+template <Element T>
+void multiply_transposed_matrices(
+    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns) {
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    gemm<T>({1, rows, depth, columns},
+            {a, 1, signed_size(rows), signed_size(rows * depth)},
+            {b, signed_size(columns), 1, signed_size(depth * columns)},
+            {out, signed_size(columns), signed_size(rows * columns)});
+}
+
+template void multiply_matrices(
+    const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
+template void multiply_matrices(
+    const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
+template void multiply_transposed_matrices(
+    const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
+template void multiply_transposed_matrices(
+    const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
 
 }  // namespace topos::detail

@@ -1,4 +1,4 @@
-#include "ops/striped_sum_avx2.hpp"
+#include "kernels/striped_sum_avx2.hpp"
 
 #if defined(TOPOS_HAS_AVX2_LOOPS)
 #include <cstdint>

@@ -6,7 +6,7 @@
 // calling thread's own, grown on demand and kept for its next product.
 #pragma once
 
-#include "backend/cpu/gemm.hpp"
+#include "kernels/gemm.hpp"
 
 #include <cstddef>
 

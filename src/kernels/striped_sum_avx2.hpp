@@ -6,7 +6,7 @@
 // where runs_avx2_fma() holds.
 #pragma once
 
-#include "ops/common.hpp"
+#include "kernels/elementwise.hpp"
 
 #include <cstddef>
 

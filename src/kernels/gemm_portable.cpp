@@ -1,7 +1,7 @@
 // The portable micro-kernel: a 4 x 4 tile of scalar accumulators, each taking
 // its k terms in order with std::fma (the C library's correctly rounded fma
 // where the processor has none). Any processor runs it.
-#include "backend/cpu/micro_kernel.hpp"
+#include "kernels/micro_kernel.hpp"
 
 #include <cmath>
 

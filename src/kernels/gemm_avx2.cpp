@@ -5,7 +5,7 @@
 // only where the processor reports both.
 #if defined(__x86_64__)
 
-#include "backend/cpu/micro_kernel.hpp"
+#include "kernels/micro_kernel.hpp"
 
 #include <immintrin.h>
 

@@ -9,6 +9,7 @@
 // the library's thread pool.
 #pragma once
 
+#include <topos/core/isa.hpp>
 #include <topos/core/tensor.hpp>
 
 #include <cstddef>
@@ -43,30 +44,15 @@ struct MatrixTarget {
     std::ptrdiff_t batch_stride;
 };
 
-// The instruction sets a micro-kernel is written for.
-enum class GemmIsa : std::uint8_t {
-    Portable,  // std::fma, any processor
-    Avx2,      // x86-64 with AVX2 + FMA
-    Avx512,    // x86-64 with AVX-512F
-};
-
-const char* gemm_isa_name(GemmIsa isa);
-
-// The instruction sets this processor can run, portable first.
-std::span<const GemmIsa> available_gemm_isas();
-
-// The fastest of available_gemm_isas().
-GemmIsa best_gemm_isa();
-
-// The product with the fastest micro-kernel this processor runs.
+// The product with the micro-kernel of topos::isa().
 template <Element T>
 void gemm(GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c);
 
-// The product with a chosen micro-kernel (which must be available); for tests
-// and benchmarks.
+// The product with the micro-kernel of `isa`, which must be one of
+// supported_isas(); for tests and benchmarks.
 template <Element T>
 void gemm_with(
-    GemmIsa isa, GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c);
+    Isa isa, GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c);
 
 // Products of fewer multiply-adds than this (1 << 22 by default, some 60
 // microseconds of work) run on the calling thread alone: starting a region on
@@ -74,5 +60,17 @@ void gemm_with(
 // value; tests set 0 so that even small products are cut into tiles over the
 // pool.
 std::size_t set_gemm_parallel_threshold(std::size_t multiply_adds);
+
+// Row-major a [rows, depth] times b [depth, columns] into out [rows, columns],
+// by gemm().
+template <Element T>
+void multiply_matrices(
+    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns);
+
+// The same with a transposed: a is row-major [depth, rows], and out [rows,
+// columns] is a^T b, a read in place.
+template <Element T>
+void multiply_transposed_matrices(
+    const T* a, const T* b, T* out, std::size_t rows, std::size_t depth, std::size_t columns);
 
 }  // namespace topos::detail

@@ -5,7 +5,7 @@
 // only where the processor reports AVX-512F.
 #if defined(__x86_64__)
 
-#include "backend/cpu/micro_kernel.hpp"
+#include "kernels/micro_kernel.hpp"
 
 #include <immintrin.h>
 

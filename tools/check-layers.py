@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Checks that every #include of the library points down the layers.
+
+The library's folders form layers (docs/architecture.md). A source under
+src/<folder>/ or a public header under include/topos/<folder>/ may include the
+headers of its own folder and of folders in lower layers, never of a higher
+one. Folders that share a layer may include one another, but never both ways
+round, directly or through others: the check also fails on any cycle in the
+graph of folders. The umbrella headers (include/topos/*.hpp) sit above every
+layer; the generated include/topos/config.hpp belongs to core.
+
+usage: tools/check-layers.py ROOT                 check; print each violation
+       tools/check-layers.py ROOT --table         print the layers as Markdown
+       tools/check-layers.py ROOT --check-doc F   fail unless F holds that table
+"""
+import pathlib
+import re
+import sys
+
+# Lowest first. Each entry is a layer: its name and its folders.
+LAYERS = [
+    ("payload", ["core"]),
+    ("kernels", ["kernels"]),
+    ("hlo text", ["hlo"]),
+    ("op table", ["ops"]),
+    ("spec", ["graph"]),
+    ("engine", ["run", "autodiff"]),
+    ("patterns", ["pattern"]),
+    ("compiler", ["plan"]),
+    ("backends", ["backend"]),
+    ("emission", ["emit"]),
+    ("model", ["model"]),
+]
+
+# Includes that may run upward, each with its reason. Empty, and it should stay
+# so: declare a name where users look and define it where it belongs instead.
+ALLOWED = {
+    # ("src/folder/file.cpp", "included/path.hpp"): "why",
+}
+
+UMBRELLA = "umbrella"
+SOURCE_SUFFIXES = {".hpp", ".cpp", ".h", ".cu", ".cuh"}
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def rank_of_folder():
+    ranks = {}
+    for rank, (_, folders) in enumerate(LAYERS):
+        for folder in folders:
+            ranks[folder] = rank
+    ranks[UMBRELLA] = len(LAYERS)
+    return ranks
+
+
+def folder_of_file(relative):
+    """The folder a library file belongs to, or None outside the library."""
+    parts = relative.parts
+    if parts[0] == "src" and len(parts) > 2:
+        return parts[1]
+    if parts[:2] == ("include", "topos"):
+        if len(parts) > 3:
+            return parts[2]
+        return "core" if parts[2] == "config.hpp" else UMBRELLA
+    return None
+
+
+def folder_of_include(bracket, path):
+    """The folder an #include names, or None for a header outside the library."""
+    parts = path.split("/")
+    if parts[0] == "topos":
+        if len(parts) > 2:
+            return parts[1]
+        return "core" if parts[1] == "config.hpp" else UMBRELLA
+    if bracket == '"' and len(parts) > 1:
+        return parts[0]
+    return None
+
+
+def library_files(root):
+    for base in ("src", "include/topos"):
+        for path in sorted((root / base).rglob("*")):
+            if path.suffix in SOURCE_SUFFIXES and path.is_file():
+                yield path
+
+
+def read_includes(root):
+    """(file, line number, included path, from folder, to folder) per include."""
+    edges = []
+    for path in library_files(root):
+        relative = path.relative_to(root)
+        source = folder_of_file(relative)
+        if source is None:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            match = INCLUDE.match(line)
+            if not match:
+                continue
+            target = folder_of_include(match.group(1), match.group(2))
+            if target is not None and target != source:
+                edges.append((str(relative), number, match.group(2), source, target))
+    return edges
+
+
+def unknown_folders(edges, ranks):
+    problems = []
+    for file, number, included, source, target in edges:
+        for folder in (source, target):
+            if folder not in ranks:
+                problems.append(f"{file}:{number}: folder '{folder}' is in no layer: "
+                                f"add it to LAYERS in tools/check-layers.py")
+    return problems
+
+
+def upward_includes(edges, ranks):
+    problems = []
+    for file, number, included, source, target in edges:
+        if source not in ranks or target not in ranks:
+            continue
+        if ranks[target] > ranks[source] and (file, included) not in ALLOWED:
+            problems.append(
+                f"{file}:{number}: includes \"{included}\": {source} "
+                f"({LAYERS[ranks[source]][0]}) may not include {target} "
+                f"({LAYERS[ranks[target]][0]}), a higher layer")
+    return problems
+
+
+def folder_cycles(edges):
+    """Strongly connected components of two or more folders (Tarjan)."""
+    graph = {}
+    for _, _, _, source, target in edges:
+        graph.setdefault(source, set()).add(target)
+        graph.setdefault(target, set())
+    index, low, stack, on_stack, components = {}, {}, [], set(), []
+
+    def visit(folder):
+        index[folder] = low[folder] = len(index)
+        stack.append(folder)
+        on_stack.add(folder)
+        for successor in sorted(graph[folder]):
+            if successor not in index:
+                visit(successor)
+                low[folder] = min(low[folder], low[successor])
+            elif successor in on_stack:
+                low[folder] = min(low[folder], index[successor])
+        if low[folder] == index[folder]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == folder:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for folder in sorted(graph):
+        if folder not in index:
+            visit(folder)
+    return components
+
+
+def shortest_cycle(component, edges):
+    """One shortest cycle through the component's first folder, as hops."""
+    members = set(component)
+    successors = {}
+    for _, _, _, source, target in edges:
+        if source in members and target in members:
+            successors.setdefault(source, set()).add(target)
+    start = component[0]
+    previous, frontier = {}, [start]
+    while frontier:
+        following = []
+        for folder in frontier:
+            for successor in sorted(successors.get(folder, ())):
+                if successor == start:
+                    hops, at = [(folder, start)], folder
+                    while at != start:
+                        hops.insert(0, (previous[at], at))
+                        at = previous[at]
+                    return hops
+                if successor not in previous:
+                    previous[successor] = folder
+                    following.append(successor)
+        frontier = following
+    return []
+
+
+def cycle_problems(edges):
+    problems = []
+    for component in folder_cycles(edges):
+        lines = []
+        for source, target in shortest_cycle(component, edges):
+            first = next(e for e in edges if e[3] == source and e[4] == target)
+            count = sum(1 for e in edges if e[3] == source and e[4] == target)
+            lines.append(f"{first[0]}:{first[1]}: includes \"{first[2]}\" ({source} -> "
+                         f"{target}; {count} such includes)")
+        problems.append("folders include one another in a cycle: " + ", ".join(component) +
+                        "\n  " + "\n  ".join(lines))
+    return problems
+
+
+def table(edges, ranks):
+    """The layers as Markdown: each folder and the lower folders it includes."""
+    reads = {}
+    for _, _, _, source, target in edges:
+        reads.setdefault(source, {}).setdefault(target, 0)
+        reads[source][target] += 1
+    rows = ["| layer | folder | includes (folder: #include lines) |",
+            "| --- | --- | --- |"]
+    for rank, (layer, folders) in enumerate(LAYERS):
+        for folder in folders:
+            targets = reads.get(folder, {})
+            ordered = sorted(targets, key=lambda t: (ranks.get(t, -1), t))
+            listed = ", ".join(f"{t}: {targets[t]}" for t in ordered) or "nothing"
+            rows.append(f"| {rank + 1}. {layer} | `{folder}/` | {listed} |")
+    return "\n".join(rows) + "\n"
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    root = pathlib.Path(argv[1])
+    ranks = rank_of_folder()
+    edges = read_includes(root)
+    if len(argv) > 2 and argv[2] == "--table":
+        sys.stdout.write(table(edges, ranks))
+        return 0
+    if len(argv) > 3 and argv[2] == "--check-doc":
+        expected = table(edges, ranks)
+        text = pathlib.Path(argv[3]).read_text()
+        if expected not in text:
+            print(f"{argv[3]} does not hold the layer table the includes give; "
+                  f"regenerate it with tools/check-layers.py . --table:\n{expected}")
+            return 1
+        return 0
+    problems = unknown_folders(edges, ranks) + upward_includes(edges, ranks) + cycle_problems(edges)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"check-layers: {len(problems)} problems in {root}")
+        return 1
+    print(f"check-layers: {len(edges)} includes between folders, all pointing down; no cycle")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
