@@ -7,7 +7,7 @@
 #include <topos/emit/stablehlo.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 #include <topos/graph/symbol.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/pattern/pattern.hpp>

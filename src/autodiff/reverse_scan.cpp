@@ -22,7 +22,7 @@ std::vector<std::optional<Ref>> reverse_scan(const std::vector<Node>& nodes,
             operands[i] = Ref{node.operands()[i]};
             contributions[i].reset();
         }
-        const VjpContext context{node,
+        const VjpContext context{view_of(node),
                                  std::span<const Ref>(operands.data(), arity),
                                  Ref{index},
                                  *adjoints[index],

@@ -7,7 +7,7 @@
 // order and agree bit for bit.
 #pragma once
 
-#include "ops/op_info.hpp"
+#include "graph/node_view.hpp"
 
 #include <cstdint>
 #include <optional>

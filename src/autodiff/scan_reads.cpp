@@ -1,6 +1,6 @@
 #include "autodiff/scan_reads.hpp"
 
-#include "ops/op_info.hpp"
+#include "graph/node_view.hpp"
 
 #include <array>
 #include <optional>
@@ -66,7 +66,7 @@ std::vector<bool> values_read_by_scan(const std::vector<Node>& nodes,
             operands[i] = Ref{node.operands()[i]};
         }
         const Ref adjoint = probe.fresh(node.shape());
-        const VjpContext context{node,
+        const VjpContext context{view_of(node),
                                  std::span<const Ref>(operands.data(), arity),
                                  Ref{static_cast<std::uint32_t>(index)},
                                  adjoint,

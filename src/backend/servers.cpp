@@ -1,4 +1,4 @@
-#include "backend/server.hpp"
+#include "plan/backend_seam.hpp"
 #include <topos/config.hpp>
 
 namespace topos::detail {

@@ -4,11 +4,11 @@
 // lowering, and returns the declared values in declaration order. An elected
 // pattern that raises (emit/raise.hpp) is emitted at its root as the named
 // operation it stands for, and its interior emits nothing.
-#include "emit/hlo_builder.hpp"
-#include "emit/hlo_module.hpp"
-#include "emit/literals.hpp"
+#include "hlo/builder.hpp"
+#include "hlo/module.hpp"
+#include "hlo/literals.hpp"
 #include "emit/raise.hpp"
-#include "ops/op_info.hpp"
+#include "graph/node_view.hpp"
 #include "plan/plan_state.hpp"
 #include <topos/core/error.hpp>
 #include <topos/emit/stablehlo.hpp>
@@ -93,12 +93,17 @@ Raising raising_of(const PlanState<T>& plan) {
     return raising;
 }
 
+// The node as the builder names it and checks what its rule returns.
+HloSite site_of(const Node& node) {
+    return {node.index(), node.operands(), node.shape(), name_of(node.opcode())};
+}
+
 template <Element T>
 void raise_at_root(HloBuilder& build,
                    const PlanState<T>& plan,
                    const Match& match,
                    std::span<HloValue> values) {
-    build.begin(plan.network->spec.nodes[match.root]);
+    build.begin(site_of(plan.network->spec.nodes[match.root]));
     const std::vector<HloValue> results = raise(build, plan, match);
     values[match.root] = build.finish(results[0]);
     for (std::size_t i = 1; i < results.size(); ++i) {
@@ -108,17 +113,13 @@ void raise_at_root(HloBuilder& build,
 
 // The one place a computed node becomes its row's StableHLO operations.
 HloValue lower_node(HloBuilder& build, const Node& node) {
-    build.begin(node);
-    const LowerRule lower = op_info(node.opcode()).lower;
-    if (lower == nullptr) {
-        build.fail("its op row has no lowering");
-    }
-    return build.finish(lower(build));
+    build.begin(site_of(node));
+    return build.finish(op_info(node.opcode()).lower(build, view_of(node)));
 }
 
 template <Element T>
 HloValue leaf_constant(HloBuilder& build, const Node& node, const Tensor<T>& payload) {
-    build.begin(node);
+    build.begin(site_of(node));
     return build.finish(build.constant(dense_literal(payload.data(), node.shape()), node.shape()));
 }
 
@@ -167,6 +168,11 @@ std::ostream& operator<<(std::ostream& out, MlirForm form) {
 }
 
 template <Element T>
+std::string Plan<T>::emit_stablehlo() const {
+    return emit_stablehlo(MlirForm::Pretty);
+}
+
+template <Element T>
 std::string Plan<T>::emit_stablehlo(MlirForm form) const {
     const detail::HloModule module = detail::module_of(*state_);
     switch (form) {
@@ -178,6 +184,8 @@ std::string Plan<T>::emit_stablehlo(MlirForm form) const {
     throw EmitError("unknown MLIR form " + std::to_string(static_cast<int>(form)));
 }
 
+template std::string Plan<float>::emit_stablehlo() const;
+template std::string Plan<double>::emit_stablehlo() const;
 template std::string Plan<float>::emit_stablehlo(MlirForm) const;
 template std::string Plan<double>::emit_stablehlo(MlirForm) const;
 

@@ -57,7 +57,7 @@ HloValue forward_convolution(HloBuilder& build,
     const ConvolutionLayout layout{
         0, 1, {2, 3}, 0, 3, {1, 2}, 0, 3, {1, 2}, g.step, g.dilation, fitted.padding};
     const HloValue convolved = build.convolution(fitted.image, filters, layout);
-    return build.reshape(convolved, build.node().shape());
+    return build.reshape(convolved, build.site().shape);
 }
 
 // Transposed (a filter gradient): out[c, kh, kw, o] sums image[n, c, oh*step +
@@ -72,7 +72,7 @@ HloValue filter_gradient(HloBuilder& build, const Match& match, const WindowProd
     const ConvolutionLayout layout{
         1, 0, {2, 3}, 0, 3, {1, 2}, 0, 3, {1, 2}, g.dilation, g.step, fitted.padding};
     const HloValue convolved = build.convolution(fitted.image, gradient, layout);
-    return build.reshape(convolved, build.node().shape());
+    return build.reshape(convolved, build.site().shape);
 }
 
 // The image zero-padded explicitly (the matched Pad pads with +0, while

@@ -9,7 +9,7 @@
 // members emit their original operations.
 #pragma once
 
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "pattern/match.hpp"
 #include "plan/plan_state.hpp"
 

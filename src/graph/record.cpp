@@ -15,7 +15,7 @@ namespace {
 // kind; every other operation computes on reals, except at the operand
 // positions its row marks as indices.
 DType result_dtype(const ShapeCheck& check, const OpInfo& row, std::span<const DType> operands) {
-    if (row.carries_indices) {
+    if (row.carries_indices()) {
         for (DType dtype : operands) {
             check.require(dtype == operands[0],
                           "the operands mix indices and reals; convert the indices with "

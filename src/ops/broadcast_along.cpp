@@ -17,7 +17,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const auto& broadcast = node.attributes_as<BroadcastAttributes>();
     const AxisSplit split = split_at(node.shape(), broadcast.axis);
     if (split.inner == 1) {  // along the last axis: each element fills a run
@@ -39,25 +39,23 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.sum(c.adjoint, c.node.attributes_as<BroadcastAttributes>().axis);
 }
 
-HloValue lower(HloBuilder& build) {
-    const Shape& shape = build.node().shape();
-    const std::size_t axis = build.node().attributes_as<BroadcastAttributes>().axis;
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const Shape& shape = node.shape();
+    const std::size_t axis = node.attributes_as<BroadcastAttributes>().axis;
     return build.broadcast_in_dim(build.operand(0), shape, axes_except(shape.rank(), axis));
 }
 
 }  // namespace
 
 OpInfo broadcast_along_row() {
-    return {Opcode::BroadcastAlong,
-            "BroadcastAlong",
-            1,
-            infer,
-            kernel<float>,
-            kernel<double>,
-            vjp,
-            lower,
-            0,
-            true};
+    return {.opcode = Opcode::BroadcastAlong,
+            .kind = OpKind::Layout,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

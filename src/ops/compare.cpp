@@ -1,6 +1,6 @@
 // Compare: the mask 1 where `a direction b` holds, else 0 (a NaN compares false,
 // except under NotEqual).
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -18,7 +18,7 @@ void mask(std::span<const View<T>> operands, T* out, Holds holds) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     switch (node.attributes_as<CompareAttributes>().direction) {
         case Comparison::Equal:
             return mask(operands, out, [](T a, T b) { return a == b; });
@@ -38,17 +38,43 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
 // a mask is piecewise constant: no derivative flows through it
 void vjp(const VjpContext&, std::span<std::optional<Ref>>) {}
 
+HloComparison hlo_comparison(Comparison direction) {
+    switch (direction) {
+        case Comparison::Equal:
+            return HloComparison::EQ;
+        case Comparison::NotEqual:
+            return HloComparison::NE;
+        case Comparison::Less:
+            return HloComparison::LT;
+        case Comparison::LessEqual:
+            return HloComparison::LE;
+        case Comparison::Greater:
+            return HloComparison::GT;
+        case Comparison::GreaterEqual:
+            return HloComparison::GE;
+    }
+    return HloComparison::EQ;
+}
+
 // An i1 mask, converted to the 1 and 0 of the plan's real type.
-HloValue lower(HloBuilder& build) {
-    const Comparison direction = build.node().attributes_as<CompareAttributes>().direction;
-    return build.convert(build.compare(direction, build.operand(0), build.operand(1)),
-                         HloElement::Real);
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const Comparison direction = node.attributes_as<CompareAttributes>().direction;
+    return build.convert(
+        build.compare(hlo_comparison(direction), build.operand(0), build.operand(1)),
+        HloElement::Real);
 }
 
 }  // namespace
 
 OpInfo compare_row() {
-    return {Opcode::Compare, "Compare", 2, infer, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Compare,
+            .kind = OpKind::Elementwise,
+            .arity = 2,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

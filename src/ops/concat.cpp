@@ -1,5 +1,5 @@
 // Concat: two operands joined along one axis; every other extent must agree.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -20,7 +20,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
     const AxisSplit left = split_at(*operands[0].shape, axis);
     const AxisSplit right = split_at(*operands[1].shape, axis);
@@ -41,15 +41,22 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.narrow(c.adjoint, NarrowAttributes{axis, first, second});
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.concatenate({build.operand(0), build.operand(1)},
-                             build.node().attributes_as<AxisAttributes>().axis);
+                             node.attributes_as<AxisAttributes>().axis);
 }
 
 }  // namespace
 
 OpInfo concat_row() {
-    return {Opcode::Concat, "Concat", 2, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
+    return {.opcode = Opcode::Concat,
+            .kind = OpKind::Layout,
+            .arity = 2,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,5 @@
 // Div: elementwise a / b (IEEE division: x / 0 is an infinity or NaN).
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -7,7 +7,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     binary_map(operands, out, [](T a, T b) { return a / b; });
 }
 
@@ -17,14 +17,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.neg(c.build.div(c.build.mul(c.adjoint, c.output), c.operands[1]));
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.divide", build.operand(0), build.operand(1));
 }
 
 }  // namespace
 
 OpInfo div_row() {
-    return {Opcode::Div, "Div", 2, same_shape_binary, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Div,
+            .kind = OpKind::Elementwise,
+            .arity = 2,
+            .infer = same_shape_binary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

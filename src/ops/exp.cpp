@@ -1,6 +1,6 @@
 // Exp: elementwise e^a, by the project's own exp (same bits in every build).
 #include "core/exact_math.hpp"
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -8,7 +8,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](T x) { return exact::exp(x); });
 }
 
@@ -17,14 +17,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.mul(c.adjoint, c.output);
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.exponential", build.operand(0));
 }
 
 }  // namespace
 
 OpInfo exp_row() {
-    return {Opcode::Exp, "Exp", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Exp,
+            .kind = OpKind::Elementwise,
+            .arity = 1,
+            .infer = same_shape_unary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -2,7 +2,7 @@
 // `extent` positions: output position p is the sum, over windows c ascending
 // and then window elements w ascending, of every element read from p
 // (c * step + w * dilation == p), starting from +0.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 #include "ops/window.hpp"
@@ -53,7 +53,7 @@ void fold_adjacent_windows(const T* in,
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const auto& fold = node.attributes_as<FoldAttributes>();
     const AxisSplit split = split_at(node.shape(), fold.axis);
     const std::size_t count = (*operands[0].shape)[fold.axis];
@@ -98,8 +98,8 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 // Element w of every window goes back to positions w * dilation + c * step: a
 // pad with step - 1 interior zeros. The pieces add up last window element
 // first, the order in which the reference kernel meets them at a position.
-HloValue lower(HloBuilder& build) {
-    const auto& fold = build.node().attributes_as<FoldAttributes>();
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const auto& fold = node.attributes_as<FoldAttributes>();
     const HloValue windows = build.operand(0);
     const std::size_t count = build.shape(windows)[fold.axis];
     const Shape piece = build.shape(windows).without_axis(fold.axis + 1);
@@ -118,7 +118,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo fold_row() {
-    return {Opcode::Fold, "Fold", 1, infer, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Fold,
+            .kind = OpKind::General,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,7 +1,7 @@
 // Gather: rows of a table picked by an index tensor, a true embedding lookup.
 // A table [rows, rest...] and indices [picks...] give [picks..., rest...];
 // an index outside [0, rows) throws IndexError at run time.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/index.hpp"
 #include "ops/rows.hpp"
@@ -23,7 +23,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     const Shape& table = *operands[0].shape;
     const std::size_t row = table.without_axis(0).elements();  // also for a table without rows
     const std::size_t picks = operands[1].shape->elements();
@@ -41,14 +41,22 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }
 
 // Out-of-range indices: StableHLO clamps them where the interpreter throws.
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.gather_rows(build.operand(0), build.index_operand(1));
 }
 
 }  // namespace
 
 OpInfo gather_row() {
-    return {Opcode::Gather, "Gather", 2, infer, kernel<float>, kernel<double>, vjp, lower, 0b10};
+    return {.opcode = Opcode::Gather,
+            .kind = OpKind::General,
+            .arity = 2,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower,
+            .index_operands = 0b10};
 }
 
 }  // namespace topos::detail

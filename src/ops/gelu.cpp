@@ -8,7 +8,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](T x) { return exact::gelu(x); });
 }
 
@@ -31,7 +31,7 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }
 
 // gelu(x) = x Phi(x) = x erfc(-x / sqrt 2) / 2, accurate in both tails.
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     const HloValue x = build.operand(0);
     const Shape& shape = build.shape(x);
     const HloValue scaled = build.multiply(x, build.splat(-inverse_sqrt_two, shape));
@@ -43,7 +43,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo gelu_row() {
-    return {Opcode::Gelu, "Gelu", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Gelu,
+            .kind = OpKind::Elementwise,
+            .arity = 1,
+            .infer = same_shape_unary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

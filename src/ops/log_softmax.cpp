@@ -14,7 +14,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const T* x = operands[0].data;
     const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
     for_each_reduction(*operands[0].shape, axis, [&](auto at, std::size_t, std::size_t count) {
@@ -34,9 +34,9 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = b.sub(c.adjoint, b.mul(b.unary(Opcode::Exp, c.output), total));
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView& node) {
     const HloValue x = build.operand(0);
-    const std::size_t axis = build.node().attributes_as<AxisAttributes>().axis;
+    const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
     const Shape& shape = build.shape(x);
     const HloValue normaliser = log_sum_exp(build, x, axis);
     return build.subtract(
@@ -46,7 +46,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo log_softmax_row() {
-    return {Opcode::LogSoftmax, "LogSoftmax", 1, infer, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::LogSoftmax,
+            .kind = OpKind::General,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

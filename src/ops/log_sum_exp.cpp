@@ -10,7 +10,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const T* x = operands[0].data;
     const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
     for_each_reduction(
@@ -29,21 +29,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = b.mul(softmax, b.broadcast_along(c.adjoint, axis, extent));
 }
 
-HloValue lower(HloBuilder& build) {
-    return log_sum_exp(build, build.operand(0), build.node().attributes_as<AxisAttributes>().axis);
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    return log_sum_exp(build, build.operand(0), node.attributes_as<AxisAttributes>().axis);
 }
 
 }  // namespace
 
 OpInfo log_sum_exp_row() {
-    return {Opcode::LogSumExp,
-            "LogSumExp",
-            1,
-            reduce_axis_shape,
-            kernel<float>,
-            kernel<double>,
-            vjp,
-            lower};
+    return {.opcode = Opcode::LogSumExp,
+            .kind = OpKind::General,
+            .arity = 1,
+            .infer = reduce_axis_shape,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -35,7 +35,7 @@ HloValue horner(HloBuilder& build, HloValue x, const std::array<double, N>& c) {
 }
 
 HloValue less_than(HloBuilder& build, HloValue x, double bound) {
-    return build.compare(Comparison::Less, x, build.splat(bound, build.shape(x)));
+    return build.compare(HloComparison::LT, x, build.splat(bound, build.shape(x)));
 }
 
 // x + x q(x^2): erf(x) for |x| < 0.75, keeping the sign of zero.

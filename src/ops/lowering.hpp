@@ -3,7 +3,7 @@
 // docs/guide/emission.md for the formulas and their accuracy).
 #pragma once
 
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 
 #include <cstddef>
 #include <vector>

@@ -5,8 +5,8 @@
 // The kernel is the blocked exact GEMM of src/kernels/, which keeps that
 // order for every tile and thread count; tests/run/kernel_reference_test.cpp
 // checks it against the plain loop.
+#include "hlo/builder.hpp"
 #include "kernels/gemm.hpp"
-#include "emit/hlo_builder.hpp"
 #include "ops/rows.hpp"
 
 #include <array>
@@ -42,7 +42,7 @@ namespace {
 // The reference order, computed by the blocked, threaded exact GEMM: one
 // product per batch index, operands read in place.
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     const Shape& a = *operands[0].shape;
     const std::size_t r = a.rank();
     const std::size_t rows = a[r - 2];
@@ -77,8 +77,8 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }
 
 // dot_general with the leading axes as batching dimensions.
-HloValue lower(HloBuilder& build) {
-    const std::size_t rank = build.node().shape().rank();
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const std::size_t rank = node.shape().rank();
     DotDimensions dimensions;
     for (std::size_t axis = 0; axis + 2 < rank; ++axis) {
         dimensions.lhs_batching.push_back(axis);
@@ -92,7 +92,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo matmul_row() {
-    return {Opcode::MatMul, "MatMul", 2, infer, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::MatMul,
+            .kind = OpKind::General,
+            .arity = 2,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

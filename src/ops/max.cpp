@@ -1,6 +1,6 @@
 // Max: the maximum along one axis, removing it. Each output scans its terms in
 // ascending order from -infinity; a NaN propagates.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
@@ -10,7 +10,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const T* x = operands[0].data;
     const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
     for_each_reduction(
@@ -35,8 +35,8 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = b.mul(attains, b.broadcast_along(share, axis, extent));
 }
 
-HloValue lower(HloBuilder& build) {
-    const std::size_t axis = build.node().attributes_as<AxisAttributes>().axis;
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
     return build.reduce(
         build.operand(0), -std::numeric_limits<double>::infinity(), "stablehlo.maximum", {axis});
 }
@@ -44,7 +44,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo max_row() {
-    return {Opcode::Max, "Max", 1, reduce_axis_shape, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Max,
+            .kind = OpKind::General,
+            .arity = 1,
+            .infer = reduce_axis_shape,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,5 @@
 // Maximum: elementwise max(a, b); a NaN on either side propagates, as in StableHLO.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -7,7 +7,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     binary_map(operands, out, [](T a, T b) { return (a >= b || a != a) ? a : b; });
 }
 
@@ -19,21 +19,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = c.build.sub(c.adjoint, to_a);
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.maximum", build.operand(0), build.operand(1));
 }
 
 }  // namespace
 
 OpInfo maximum_row() {
-    return {Opcode::Maximum,
-            "Maximum",
-            2,
-            same_shape_binary,
-            kernel<float>,
-            kernel<double>,
-            vjp,
-            lower};
+    return {.opcode = Opcode::Maximum,
+            .kind = OpKind::Elementwise,
+            .arity = 2,
+            .infer = same_shape_binary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,5 @@
 // Narrow: positions [start, start + length) of one axis.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -20,7 +20,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const auto& narrow = node.attributes_as<NarrowAttributes>();
     const AxisSplit split = split_at(*operands[0].shape, narrow.axis);
     const std::size_t block = narrow.length * split.inner;
@@ -38,8 +38,8 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         c.adjoint, PadAttributes{narrow.axis, narrow.start, extent - narrow.start - narrow.length});
 }
 
-HloValue lower(HloBuilder& build) {
-    const auto& narrow = build.node().attributes_as<NarrowAttributes>();
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const auto& narrow = node.attributes_as<NarrowAttributes>();
     return build.slice(
         build.operand(0), narrow.axis, narrow.start, narrow.start + narrow.length, 1);
 }
@@ -47,7 +47,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo narrow_row() {
-    return {Opcode::Narrow, "Narrow", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
+    return {.opcode = Opcode::Narrow,
+            .kind = OpKind::Layout,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,5 +1,5 @@
 // Neg: elementwise -a.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -7,7 +7,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](T x) { return -x; });
 }
 
@@ -16,14 +16,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.neg(c.adjoint);
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.negate", build.operand(0));
 }
 
 }  // namespace
 
 OpInfo neg_row() {
-    return {Opcode::Neg, "Neg", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Neg,
+            .kind = OpKind::Elementwise,
+            .arity = 1,
+            .infer = same_shape_unary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -16,7 +16,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const std::size_t depth = node.attributes_as<RowsAttributes>().rows;
     const std::size_t picks = operands[0].shape->elements();
     std::fill_n(out, picks * depth, T{0});
@@ -29,19 +29,27 @@ void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
 void vjp(const VjpContext&, std::span<std::optional<Ref>>) {}
 
 // An iota along the new last axis compared with the indices repeated along it.
-HloValue lower(HloBuilder& build) {
-    const Shape& shape = build.node().shape();
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const Shape& shape = node.shape();
     const std::size_t depth_axis = shape.rank() - 1;
     const HloValue positions = build.iota(shape, depth_axis);
     const HloValue indices =
         build.broadcast_in_dim(build.operand(0), shape, axes_except(shape.rank(), depth_axis));
-    return build.convert(build.compare(Comparison::Equal, indices, positions), HloElement::Real);
+    return build.convert(build.compare(HloComparison::EQ, indices, positions), HloElement::Real);
 }
 
 }  // namespace
 
 OpInfo one_hot_row() {
-    return {Opcode::OneHot, "OneHot", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0b01};
+    return {.opcode = Opcode::OneHot,
+            .kind = OpKind::General,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower,
+            .index_operands = 0b01};
 }
 
 }  // namespace topos::detail

@@ -1,13 +1,14 @@
 // The row type of the op table: everything topos knows about one opcode, in one
 // place. A row is written in one file under src/ops/ and assembled by
-// op_table.cpp. Sources (Parameter, Input, Leaf) have rows too, with no shape
-// rule, kernel or derivative: their values are payloads.
+// op_table.cpp in the order of <topos/ops/opcodes.def>. Sources (Parameter,
+// Input, Leaf) have rows too, with no shape rule, kernel or derivative: their
+// values are payloads. The rules see a node through NodeView (its opcode,
+// attributes and shape), so the table needs nothing of the graph above it.
 #pragma once
 
 #include <topos/core/shape.hpp>
 #include <topos/core/tensor.hpp>
-#include <topos/graph/node.hpp>
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,33 @@
 
 namespace topos::detail {
 
+// A node as the op table's rules see it: its opcode, attributes and shape,
+// without its place in a tape. Cheap to copy: it refers to the node's own.
+class NodeView {
+public:
+    NodeView(Opcode opcode, const Attributes& attributes, const Shape& shape)
+        : opcode_(opcode), attributes_(&attributes), shape_(&shape) {}
+
+    Opcode opcode() const { return opcode_; }
+
+    const Attributes& attributes() const { return *attributes_; }
+
+    template <class A>
+    const A& attributes_as() const {
+        return std::get<A>(*attributes_);
+    }
+
+    const Shape& shape() const { return *shape_; }
+
+private:
+    Opcode opcode_;
+    const Attributes* attributes_;
+    const Shape* shape_;
+};
+
+// The most operands an opcode takes (Select's three).
+inline constexpr std::size_t max_operands = 3;
+
 // A read-only operand of a kernel: contiguous row-major elements and a shape.
 template <Element T>
 struct View {
@@ -29,7 +57,7 @@ struct View {
 // The reference kernel: writes node.shape().elements() values to `out`, in the
 // one documented order. `out` never aliases an operand.
 template <Element T>
-using Kernel = void (*)(const Node& node, std::span<const View<T>> operands, T* out);
+using Kernel = void (*)(const NodeView& node, std::span<const View<T>> operands, T* out);
 
 // What a shape rule sees: the operands' shapes and the node's attributes. A rule
 // that finds a problem calls fail() with a sentence that says how to fix it; the
@@ -166,7 +194,7 @@ private:
 // What a derivative rule sees: the node, its operands' and its own forward
 // values, the adjoint arriving at the node, and the builder to express with.
 struct VjpContext {
-    const Node& node;
+    NodeView node;
     std::span<const Ref> operands;
     Ref output;
     Ref adjoint;
@@ -179,25 +207,33 @@ using VjpRule = void (*)(const VjpContext& context, std::span<std::optional<Ref>
 class HloBuilder;
 struct HloValue;
 
-// Writes the node as StableHLO operations (src/emit/hlo_builder.hpp) and
-// returns the value that stands for it.
-using LowerRule = HloValue (*)(HloBuilder& build);
+// Writes the node as StableHLO operations (src/hlo/builder.hpp), reading its
+// operands' values from the builder, and returns the value that stands for it.
+using LowerRule = HloValue (*)(HloBuilder& build, const NodeView& node);
+
+// What kind of computation a row is, for the passes that treat a kind alike.
+enum class OpKind : std::uint8_t {
+    Source,       // no operands: a payload (Parameter, Input, Leaf)
+    Elementwise,  // each element from the same position of equal-shaped operands
+    Layout,       // moves elements without computing on them, so it carries indices too
+    General,      // products, reductions, window sums, indexing
+};
 
 struct OpInfo {
     Opcode opcode;
-    std::string_view name;
-    std::size_t arity;
-    ShapeRule infer;
-    Kernel<float> kernel_f32;
-    Kernel<double> kernel_f64;
-    VjpRule vjp;
-    LowerRule lower;
+    OpKind kind;
+    std::size_t arity = 0;
+    ShapeRule infer = nullptr;
+    Kernel<float> kernel_f32 = nullptr;
+    Kernel<double> kernel_f64 = nullptr;
+    VjpRule vjp = nullptr;
+    LowerRule lower = nullptr;
     // Operand positions (bit i: operand i) that must hold indices; the others
-    // hold reals, and so does the result.
+    // hold reals, and so does the result (a Layout row's result is of its
+    // operands' kind).
     std::uint8_t index_operands = 0;
-    // A layout operation: moves elements without computing on them, so it
-    // takes indices as well as reals and its result is of its operands' kind.
-    bool carries_indices = false;
+
+    bool carries_indices() const { return kind == OpKind::Layout; }
 
     template <Element T>
     Kernel<T> kernel() const {
@@ -209,8 +245,13 @@ struct OpInfo {
     }
 };
 
-// The row of one opcode.
+// The row of one opcode. The first call assembles the table and checks every
+// row (check_row), so an incomplete row stops every program that uses the table.
 const OpInfo& op_info(Opcode opcode);
+
+// Throws Error unless `row` is a complete row for `expected`: the message names
+// the opcode, the function that built the row and the first piece it lacks.
+void check_row(const OpInfo& row, Opcode expected);
 
 // Runs the opcode's shape rule; throws ShapeError naming the operation, the
 // operand nodes and their shapes.

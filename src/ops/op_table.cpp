@@ -1,120 +1,68 @@
-// Assembles the op table from the rows, once, indexed by opcode.
+// Assembles the op table from the rows, once, in the order of the opcode list,
+// and checks that every row is complete.
 #include "ops/rows.hpp"
 #include <topos/core/error.hpp>
 
 #include <array>
 #include <sstream>
-#include <utility>
+#include <string>
+#include <string_view>
 
 namespace topos::detail {
 namespace {
 
-OpInfo row_of(Opcode opcode) {
-    switch (opcode) {
-        case Opcode::Parameter:
-            return parameter_row();
-        case Opcode::Input:
-            return input_row();
-        case Opcode::Leaf:
-            return leaf_row();
-        case Opcode::Add:
-            return add_row();
-        case Opcode::Sub:
-            return sub_row();
-        case Opcode::Mul:
-            return mul_row();
-        case Opcode::Div:
-            return div_row();
-        case Opcode::Maximum:
-            return maximum_row();
-        case Opcode::Neg:
-            return neg_row();
-        case Opcode::Exp:
-            return exp_row();
-        case Opcode::Log:
-            return log_row();
-        case Opcode::Tanh:
-            return tanh_row();
-        case Opcode::Sigmoid:
-            return sigmoid_row();
-        case Opcode::MatMul:
-            return matmul_row();
-        case Opcode::Sum:
-            return sum_row();
-        case Opcode::Reshape:
-            return reshape_row();
-        case Opcode::Permute:
-            return permute_row();
-        case Opcode::BroadcastAlong:
-            return broadcast_along_row();
-        case Opcode::Unfold:
-            return unfold_row();
-        case Opcode::Fold:
-            return fold_row();
-        case Opcode::Narrow:
-            return narrow_row();
-        case Opcode::Pad:
-            return pad_row();
-        case Opcode::Minimum:
-            return minimum_row();
-        case Opcode::Pow:
-            return pow_row();
-        case Opcode::Compare:
-            return compare_row();
-        case Opcode::Select:
-            return select_row();
-        case Opcode::Abs:
-            return abs_row();
-        case Opcode::Sign:
-            return sign_row();
-        case Opcode::Expm1:
-            return expm1_row();
-        case Opcode::Log1p:
-            return log1p_row();
-        case Opcode::Sqrt:
-            return sqrt_row();
-        case Opcode::Rsqrt:
-            return rsqrt_row();
-        case Opcode::Square:
-            return square_row();
-        case Opcode::Sin:
-            return sin_row();
-        case Opcode::Cos:
-            return cos_row();
-        case Opcode::Erf:
-            return erf_row();
-        case Opcode::Gelu:
-            return gelu_row();
-        case Opcode::Softplus:
-            return softplus_row();
-        case Opcode::Max:
-            return max_row();
-        case Opcode::LogSumExp:
-            return log_sum_exp_row();
-        case Opcode::LogSoftmax:
-            return log_softmax_row();
-        case Opcode::Slice:
-            return slice_row();
-        case Opcode::Concat:
-            return concat_row();
-        case Opcode::Gather:
-            return gather_row();
-        case Opcode::ScatterAdd:
-            return scatter_add_row();
-        case Opcode::OneHot:
-            return one_hot_row();
+// The name of the function that builds a row, for errors: "silu_row()".
+constexpr std::array<std::string_view, opcode_count> row_functions = {
+#define TOPOS_OPCODE(enumerator, row) #row "_row()",
+#include <topos/ops/opcodes.def>
+};
+
+}  // namespace
+
+void check_row(const OpInfo& row, Opcode expected) {
+    const auto position = static_cast<std::size_t>(expected);
+    const std::string where = std::string(name_of(expected)) + " (built by " +
+                              std::string(row_functions[position]) + " in src/ops/)";
+    const auto require = [&](bool holds, const std::string& problem) {
+        if (!holds) {
+            throw Error("the op table's row of " + where + ' ' + problem);
+        }
+    };
+    require(row.opcode == expected,
+            "is for " + std::string(name_of(row.opcode)) + "; the list puts it elsewhere");
+    if (row.kind == OpKind::Source) {
+        require(row.arity == 0 && row.infer == nullptr && row.kernel_f32 == nullptr &&
+                    row.lower == nullptr,
+                "is a source, which has no operands, shape rule, kernel or lowering");
+        return;
     }
-    throw Error("unknown opcode " + std::to_string(static_cast<int>(opcode)));
+    require(row.arity >= 1 && row.arity <= max_operands, "has no arity (1 to 3 operands)");
+    require(row.infer != nullptr, "has no shape rule (infer)");
+    require(row.kernel_f32 != nullptr && row.kernel_f64 != nullptr,
+            "has no reference kernel for float and double");
+    require(row.vjp != nullptr,
+            "has no derivative rule (vjp); a rule that contributes nothing marks an opcode "
+            "that is not differentiable");
+    require(row.lower != nullptr, "has no StableHLO lowering");
+    require(row.kind != OpKind::Elementwise || row.index_operands == 0,
+            "is elementwise but reads indices");
 }
 
-template <std::size_t... I>
-std::array<OpInfo, opcode_count> assemble(std::index_sequence<I...>) {
-    return {row_of(static_cast<Opcode>(I))...};
+namespace {
+
+std::array<OpInfo, opcode_count> assemble() {
+    std::array<OpInfo, opcode_count> rows = {
+#define TOPOS_OPCODE(enumerator, row) row##_row(),
+#include <topos/ops/opcodes.def>
+    };
+    for (std::size_t position = 0; position < rows.size(); ++position) {
+        check_row(rows[position], static_cast<Opcode>(position));
+    }
+    return rows;
 }
 
 const std::array<OpInfo, opcode_count>& table() {
-    static const std::array<OpInfo, opcode_count> rows =
-        assemble(std::make_index_sequence<opcode_count>());
+    static const std::array<OpInfo, opcode_count> rows = assemble();
     return rows;
 }
 

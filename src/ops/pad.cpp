@@ -1,6 +1,6 @@
 // Pad: zeros added before and after one axis, and `interior` zeros between
 // neighbouring elements along it.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -21,7 +21,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const auto& pad = node.attributes_as<PadAttributes>();
     const AxisSplit split = split_at(*operands[0].shape, pad.axis);
     const std::size_t padded = padded_extent(split.extent, pad);
@@ -56,15 +56,22 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
                             SliceAttributes{pad.axis, pad.before, extent, pad.interior + 1});
 }
 
-HloValue lower(HloBuilder& build) {
-    const auto& pad = build.node().attributes_as<PadAttributes>();
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const auto& pad = node.attributes_as<PadAttributes>();
     return build.pad(build.operand(0), pad.axis, pad.before, pad.after, pad.interior);
 }
 
 }  // namespace
 
 OpInfo pad_row() {
-    return {Opcode::Pad, "Pad", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
+    return {.opcode = Opcode::Pad,
+            .kind = OpKind::Layout,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

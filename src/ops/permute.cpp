@@ -1,5 +1,5 @@
 // Permute: reorders axes; output axis i is operand axis order[i].
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -156,7 +156,7 @@ void permute_rows(const T* in, T* out, const Movement& m) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const Shape& input = *operands[0].shape;
     const std::size_t count = input.elements();
     if (count == 0) {
@@ -185,15 +185,22 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         c.adjoint, Axes(std::span<const std::size_t>(inverse.data(), order.size())));
 }
 
-HloValue lower(HloBuilder& build) {
-    return build.transpose(build.operand(0), build.node().attributes_as<PermuteAttributes>().order);
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    return build.transpose(build.operand(0),
+                           node.attributes_as<PermuteAttributes>().order.values());
 }
 
 }  // namespace
 
 OpInfo permute_row() {
-    return {
-        Opcode::Permute, "Permute", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
+    return {.opcode = Opcode::Permute,
+            .kind = OpKind::Layout,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

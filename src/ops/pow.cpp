@@ -1,6 +1,6 @@
 // Pow: elementwise a^b, by the project's own pow (IEEE special cases).
 #include "core/exact_math.hpp"
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -8,7 +8,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     binary_map(operands, out, [](T a, T b) { return exact::pow(a, b); });
 }
 
@@ -23,14 +23,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[1] = b.mul(c.adjoint, b.mul(c.output, b.unary(Opcode::Log, base)));
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.power", build.operand(0), build.operand(1));
 }
 
 }  // namespace
 
 OpInfo pow_row() {
-    return {Opcode::Pow, "Pow", 2, same_shape_binary, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Pow,
+            .kind = OpKind::Elementwise,
+            .arity = 2,
+            .infer = same_shape_binary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

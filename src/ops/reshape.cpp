@@ -1,5 +1,5 @@
 // Reshape: the same elements in the same row-major order under a new shape.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -17,7 +17,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     std::copy_n(operands[0].data, operands[0].shape->elements(), out);
 }
 
@@ -26,15 +26,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.reshape(c.adjoint, c.build.shape(c.operands[0]));
 }
 
-HloValue lower(HloBuilder& build) {
-    return build.reshape(build.operand(0), build.node().shape());
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    return build.reshape(build.operand(0), node.shape());
 }
 
 }  // namespace
 
 OpInfo reshape_row() {
-    return {
-        Opcode::Reshape, "Reshape", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
+    return {.opcode = Opcode::Reshape,
+            .kind = OpKind::Layout,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,7 +1,7 @@
 // ScatterAdd: the adjoint of Gather. Indices [picks...] and updates
 // [picks..., rest...] give a [rows, rest...] tensor that starts at +0 and adds
 // each update row at its index, in ascending order of picks: deterministic.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/index.hpp"
 #include "ops/rows.hpp"
@@ -28,7 +28,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const std::size_t rows = node.attributes_as<RowsAttributes>().rows;
     const std::size_t row = node.shape().without_axis(0).elements();  // also for no rows
     const std::size_t picks = operands[0].shape->elements();
@@ -49,23 +49,23 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }
 
 // A scatter with an add body into +0, the reference kernel's starting value.
-HloValue lower(HloBuilder& build) {
-    const HloValue zeros = build.splat(0.0, build.node().shape());
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const HloValue zeros = build.splat(0.0, node.shape());
     return build.scatter_add_rows(zeros, build.index_operand(0), build.operand(1));
 }
 
 }  // namespace
 
 OpInfo scatter_add_row() {
-    return {Opcode::ScatterAdd,
-            "ScatterAdd",
-            2,
-            infer,
-            kernel<float>,
-            kernel<double>,
-            vjp,
-            lower,
-            0b01};
+    return {.opcode = Opcode::ScatterAdd,
+            .kind = OpKind::General,
+            .arity = 2,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower,
+            .index_operands = 0b01};
 }
 
 }  // namespace topos::detail

@@ -1,6 +1,6 @@
 // Select: elementwise `mask != 0 ? a : b` (the where of numpy); the mask is any
 // real tensor, typically a Compare.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -16,7 +16,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     const T* mask = operands[0].data;
     const T* a = operands[1].data;
     const T* b = operands[2].data;
@@ -35,17 +35,24 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }
 
 // The real mask becomes an i1 predicate: mask != 0 (a NaN mask chooses a).
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     const HloValue mask = build.operand(0);
     const HloValue chosen =
-        build.compare(Comparison::NotEqual, mask, build.splat(0.0, build.shape(mask)));
+        build.compare(HloComparison::NE, mask, build.splat(0.0, build.shape(mask)));
     return build.select(chosen, build.operand(1), build.operand(2));
 }
 
 }  // namespace
 
 OpInfo select_row() {
-    return {Opcode::Select, "Select", 3, infer, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Select,
+            .kind = OpKind::Elementwise,
+            .arity = 3,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

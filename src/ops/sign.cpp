@@ -1,5 +1,5 @@
 // Sign: elementwise -1, 0 or 1 (zeros keep their sign; NaN stays NaN).
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -7,21 +7,28 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](T x) { return x > T{0} ? T{1} : (x < T{0} ? T{-1} : x); });
 }
 
 // sign is piecewise constant: no derivative flows through it
 void vjp(const VjpContext&, std::span<std::optional<Ref>>) {}
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.sign", build.operand(0));
 }
 
 }  // namespace
 
 OpInfo sign_row() {
-    return {Opcode::Sign, "Sign", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Sign,
+            .kind = OpKind::Elementwise,
+            .arity = 1,
+            .infer = same_shape_unary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,6 +1,6 @@
 // Slice: every step-th position of one axis: positions start, start + step, ...,
 // `length` of them (Narrow is the contiguous case).
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -24,7 +24,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const auto& slice = node.attributes_as<SliceAttributes>();
     const AxisSplit split = split_at(*operands[0].shape, slice.axis);
     for (std::size_t o = 0; o < split.outer; ++o) {
@@ -46,8 +46,8 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
         PadAttributes{slice.axis, slice.start, extent - slice.start - covered, slice.step - 1});
 }
 
-HloValue lower(HloBuilder& build) {
-    const auto& slice = build.node().attributes_as<SliceAttributes>();
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const auto& slice = node.attributes_as<SliceAttributes>();
     const std::size_t limit =
         slice.length == 0 ? slice.start : slice.start + (slice.length - 1) * slice.step + 1;
     return build.slice(build.operand(0), slice.axis, slice.start, limit, slice.step);
@@ -56,7 +56,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo slice_row() {
-    return {Opcode::Slice, "Slice", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
+    return {.opcode = Opcode::Slice,
+            .kind = OpKind::Layout,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -1,6 +1,6 @@
 // Softplus: elementwise log(1 + e^a), stable at both ends.
 #include "core/exact_math.hpp"
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -8,7 +8,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](T x) { return exact::softplus(x); });
 }
 
@@ -18,7 +18,7 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 }
 
 // softplus(x) = max(x, 0) + log1p(exp(-|x|)), stable at both ends.
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     const HloValue x = build.operand(0);
     const HloValue positive =
         build.binary("stablehlo.maximum", x, build.splat(0.0, build.shape(x)));
@@ -30,14 +30,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo softplus_row() {
-    return {Opcode::Softplus,
-            "Softplus",
-            1,
-            same_shape_unary,
-            kernel<float>,
-            kernel<double>,
-            vjp,
-            lower};
+    return {.opcode = Opcode::Softplus,
+            .kind = OpKind::Elementwise,
+            .arity = 1,
+            .infer = same_shape_unary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

@@ -3,10 +3,10 @@
 // (each partial starts at -0, the exact additive identity, and adds its terms
 // in ascending order), then the partials fold in halves: p[l] += p[l + 8],
 // p[l] += p[l + 4], p[l] += p[l + 2], p[0] += p[1]. Vector units reproduce it.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
+#include "kernels/striped_sum_avx2.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
-#include "kernels/striped_sum_avx2.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -61,7 +61,7 @@ void sum_strided(const T* x, AxisSplit split, T* out) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const Shape& shape = *operands[0].shape;
     const auto* along = std::get_if<AxisAttributes>(&node.attributes());
     if (along == nullptr) {
@@ -88,14 +88,14 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 
 // A reduce with an add body from -0, the exact additive identity; the sum of
 // a scalar is -0 + x, as the striped order computes it.
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView& node) {
     const HloValue x = build.operand(0);
     const std::size_t rank = build.shape(x).rank();
     if (rank == 0) {
         return build.add(build.splat(-0.0, Shape{}), x);
     }
     std::vector<std::size_t> axes;
-    if (const auto* along = std::get_if<AxisAttributes>(&build.node().attributes())) {
+    if (const auto* along = std::get_if<AxisAttributes>(&node.attributes())) {
         axes.push_back(along->axis);
     } else {
         for (std::size_t axis = 0; axis < rank; ++axis) {
@@ -108,7 +108,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo sum_row() {
-    return {Opcode::Sum, "Sum", 1, infer, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Sum,
+            .kind = OpKind::General,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

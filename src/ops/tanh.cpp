@@ -1,6 +1,6 @@
 // Tanh: elementwise hyperbolic tangent, by the project's own tanh.
 #include "core/exact_math.hpp"
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -8,7 +8,7 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](T x) { return exact::tanh(x); });
 }
 
@@ -19,14 +19,21 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
     contributions[0] = c.build.mul(c.adjoint, slope);
 }
 
-HloValue lower(HloBuilder& build) {
+HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.tanh", build.operand(0));
 }
 
 }  // namespace
 
 OpInfo tanh_row() {
-    return {Opcode::Tanh, "Tanh", 1, same_shape_unary, kernel<float>, kernel<double>, vjp, lower};
+    return {.opcode = Opcode::Tanh,
+            .kind = OpKind::Elementwise,
+            .arity = 1,
+            .infer = same_shape_unary,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

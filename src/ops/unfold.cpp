@@ -1,7 +1,7 @@
 // Unfold: sliding windows along one axis. The axis becomes the window count and
 // a window axis of `size` is inserted right after it; element w of window c is
 // operand position c * step + w * dilation.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 #include "ops/window.hpp"
@@ -22,7 +22,7 @@ Shape infer(const ShapeCheck& check) {
 }
 
 template <Element T>
-void kernel(const Node& node, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const auto& window = node.attributes_as<WindowAttributes>();
     const AxisSplit split = split_at(*operands[0].shape, window.axis);
     const std::size_t count = node.shape()[window.axis];
@@ -48,10 +48,10 @@ void vjp(const VjpContext& c, std::span<std::optional<Ref>> contributions) {
 
 // Element w of every window is a strided slice starting at w * dilation; the
 // `size` slices, each given a unit window axis, are joined along it.
-HloValue lower(HloBuilder& build) {
-    const auto& window = build.node().attributes_as<WindowAttributes>();
-    const std::size_t count = build.node().shape()[window.axis];
-    const Shape piece = build.node().shape().with_extent(window.axis + 1, 1);
+HloValue lower(HloBuilder& build, const NodeView& node) {
+    const auto& window = node.attributes_as<WindowAttributes>();
+    const std::size_t count = node.shape()[window.axis];
+    const Shape piece = node.shape().with_extent(window.axis + 1, 1);
     std::vector<HloValue> pieces;
     for (std::size_t w = 0; w < window.size; ++w) {
         const std::size_t start = w * window.dilation;
@@ -68,7 +68,14 @@ HloValue lower(HloBuilder& build) {
 }  // namespace
 
 OpInfo unfold_row() {
-    return {Opcode::Unfold, "Unfold", 1, infer, kernel<float>, kernel<double>, vjp, lower, 0, true};
+    return {.opcode = Opcode::Unfold,
+            .kind = OpKind::Layout,
+            .arity = 1,
+            .infer = infer,
+            .kernel_f32 = kernel<float>,
+            .kernel_f64 = kernel<double>,
+            .vjp = vjp,
+            .lower = lower};
 }
 
 }  // namespace topos::detail

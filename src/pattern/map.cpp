@@ -3,7 +3,7 @@
 // element sees exactly the operations the unfused plan performs, and the
 // intermediates live in a block-sized scratch instead of the arena.
 #include "core/thread_pool.hpp"
-#include "ops/op_info.hpp"
+#include "graph/node_view.hpp"
 #include "pattern/catalog.hpp"
 
 #include <algorithm>
@@ -14,57 +14,7 @@ namespace topos::detail {
 namespace {
 
 bool is_elementwise(Opcode opcode) {
-    switch (opcode) {
-        case Opcode::Add:
-        case Opcode::Sub:
-        case Opcode::Mul:
-        case Opcode::Div:
-        case Opcode::Maximum:
-        case Opcode::Minimum:
-        case Opcode::Pow:
-        case Opcode::Compare:
-        case Opcode::Select:
-        case Opcode::Neg:
-        case Opcode::Abs:
-        case Opcode::Sign:
-        case Opcode::Exp:
-        case Opcode::Expm1:
-        case Opcode::Log:
-        case Opcode::Log1p:
-        case Opcode::Sqrt:
-        case Opcode::Rsqrt:
-        case Opcode::Square:
-        case Opcode::Sin:
-        case Opcode::Cos:
-        case Opcode::Tanh:
-        case Opcode::Sigmoid:
-        case Opcode::Erf:
-        case Opcode::Gelu:
-        case Opcode::Softplus:
-            return true;
-        case Opcode::Parameter:
-        case Opcode::Input:
-        case Opcode::Leaf:
-        case Opcode::MatMul:
-        case Opcode::Sum:
-        case Opcode::Max:
-        case Opcode::LogSumExp:
-        case Opcode::LogSoftmax:
-        case Opcode::Reshape:
-        case Opcode::Permute:
-        case Opcode::BroadcastAlong:
-        case Opcode::Unfold:
-        case Opcode::Fold:
-        case Opcode::Narrow:
-        case Opcode::Pad:
-        case Opcode::Slice:
-        case Opcode::Concat:
-        case Opcode::Gather:
-        case Opcode::ScatterAdd:
-        case Opcode::OneHot:
-            return false;
-    }
-    return false;
+    return op_info(opcode).kind == OpKind::Elementwise;
 }
 
 class RegionGrower {
@@ -234,7 +184,7 @@ void run_blocks(const MapGeometry& geometry,
             T* result = m + 1 == members ? out + first : scratch.data() + m * block_elements;
             op_info(member.node->opcode())
                 .template kernel<T>()(
-                    *member.node, std::span<const View<T>>(views.data(), arity), result);
+                    view_of(*member.node), std::span<const View<T>>(views.data(), arity), result);
         }
     }
 }

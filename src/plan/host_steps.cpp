@@ -1,6 +1,8 @@
 #include "plan/host_steps.hpp"
 
+#include "graph/node_view.hpp"
 #include "pattern/catalog.hpp"
+#include "run/tally_scope.hpp"
 
 #include <array>
 #include <optional>
@@ -40,7 +42,7 @@ void run_kernel(const HostMemory<T>& memory, const Step<T>& step) {
     for (std::size_t i = 0; i < operands.size(); ++i) {
         views[i] = {memory.read_address(step.operands[i]), &nodes[operands[i]].shape()};
     }
-    step.kernel(*step.node,
+    step.kernel(view_of(*step.node),
                 std::span<const View<T>>(views.data(), operands.size()),
                 memory.address(step.output));
     tally_kernel_step(step);
@@ -82,7 +84,7 @@ void tally_kernel_step(const Step<T>& step) {
     if (tally == nullptr) {
         return;
     }
-    const std::string_view formula = op_info(step.node->opcode()).name;
+    const std::string_view formula = name_of(step.node->opcode());
     if (step.server != nullptr) {
         tally->add(formula, precision_of<T>(), step.server->name, step.server->fidelity);
     } else {

@@ -3,7 +3,7 @@
 // intermediates get arena offsets; each computed node (or elected pattern)
 // becomes a step with resolved operand locations.
 #include "autodiff/scan_reads.hpp"
-#include "backend/server.hpp"
+#include "plan/backend_seam.hpp"
 #include "pattern/catalog.hpp"
 #include "pattern/election.hpp"
 #include "plan/arena.hpp"
@@ -244,6 +244,17 @@ void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
     }
 }
 
+// The device executor of the first backend that takes the plan, if any.
+template <Element T>
+const DeviceExecutor* executor_for(const PlanState<T>& plan) {
+    for (const Server* server : servers()) {
+        if (server->device != nullptr && server->device->takes(plan)) {
+            return server->device;
+        }
+    }
+    return nullptr;
+}
+
 // Map regions grow around what the catalog elected; each is elected as grown,
 // writing only its root.
 void elect_maps(std::vector<Election>& elections,
@@ -340,6 +351,7 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     }
     plan.patterns = patterns_of(plan.elections, nodes);
     build_steps(plan, place_values(plan, declared, fused));
+    plan.executor = executor_for(plan);
     return plan;
 }
 

@@ -3,15 +3,10 @@
 #include "plan/host_steps.hpp"
 #include "plan/plan_state.hpp"
 #include "run/interpreter.hpp"
-#include <topos/config.hpp>
 #include <topos/core/error.hpp>
 #include <topos/plan/plan.hpp>
 
 #include <sstream>
-
-#if TOPOS_HAS_CUDA
-#include "backend/cuda/device_run.hpp"
-#endif
 
 namespace topos {
 namespace {
@@ -91,16 +86,14 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
     return sources;
 }
 
-// Runs every step: on the device when the CUDA backend serves some of them
-// (the steps it declines still run on the host), else on the host.
+// Runs every step: on a backend's device when lowering chose one (the steps it
+// declines still run on the host), else on the host.
 template <Element T>
 void execute(const detail::HostMemory<T>& memory) {
-#if TOPOS_HAS_CUDA
-    if (detail::cuda::runs_on_device(memory.plan)) {
-        detail::cuda::execute_on_device(memory);
+    if (memory.plan.executor != nullptr) {
+        memory.plan.executor->execute(memory);
         return;
     }
-#endif
     for (const detail::Step<T>& step : memory.plan.steps) {
         detail::run_host_step(memory, step);
     }
@@ -193,7 +186,7 @@ const Entry<T>& Plan<T>::entry() const {
 
 template <Element T>
 Plan<T> Entry<T>::lower() const {
-    return Plan<T>(std::make_shared<const detail::PlanState<T>>(detail::lower_entry(*this)));
+    return detail::PlanAccess::make(detail::lower_entry(*this));
 }
 
 template class Plan<float>;

@@ -2,7 +2,7 @@
 // liveness for describe(), and the executable steps with their buffer locations.
 #pragma once
 
-#include "backend/server.hpp"
+#include "plan/backend_seam.hpp"
 #include "graph/spec.hpp"
 #include "ops/op_info.hpp"
 #include "pattern/match.hpp"
@@ -73,6 +73,21 @@ struct PlanState {
     std::vector<std::uint32_t> stored_nodes;  // by run slot
     std::size_t arena_elements = 0;
     std::shared_ptr<const RunLayout> run_layout;
+    // The backend that runs the whole plan on its device, or null: the host runs it.
+    const DeviceExecutor* executor = nullptr;
+};
+
+// Plans are made and read only here: their constructor and state are private.
+struct PlanAccess {
+    template <Element T>
+    static Plan<T> make(PlanState<T> state) {
+        return Plan<T>(std::make_shared<const PlanState<T>>(std::move(state)));
+    }
+
+    template <Element T>
+    static const PlanState<T>& state(const Plan<T>& plan) {
+        return *plan.state_;
+    }
 };
 
 template <Element T>

@@ -1,5 +1,8 @@
 #include "run/interpreter.hpp"
 
+#include "graph/node_view.hpp"
+#include "run/tally_scope.hpp"
+
 #include <topos/core/error.hpp>
 
 #include <array>
@@ -14,13 +17,8 @@ Tensor<T> evaluate_node(const Node& node, std::span<const Tensor<T>* const> oper
     }
     const Kernel<T> kernel = op_info(node.opcode()).template kernel<T>();
     return Tensor<T>::generate(node.shape(), [&](std::span<T> out) {
-        kernel(node, std::span<const View<T>>(views.data(), operands.size()), out.data());
+        kernel(view_of(node), std::span<const View<T>>(views.data(), operands.size()), out.data());
     });
-}
-
-std::size_t& evaluations_on_this_thread() {
-    thread_local std::size_t count = 0;
-    return count;
 }
 
 template <Element T>
@@ -85,6 +83,7 @@ std::vector<Tensor<T>> interpret(const Spec<T>& spec,
     const std::vector<const Tensor<T>*> sources = source_values(spec, layout, parameters, feeds);
     std::vector<Tensor<T>> values(spec.nodes.size());
     std::array<const Tensor<T>*, Node::max_operands> operands{};
+    Tally* tally = active_tally();
     for (std::size_t index = 0; index < spec.nodes.size(); ++index) {
         if (!scheduled.empty() && !scheduled[index]) {
             continue;
@@ -97,7 +96,9 @@ std::vector<Tensor<T>> interpret(const Spec<T>& spec,
         for (std::size_t i = 0; i < node.operands().size(); ++i) {
             operands[i] = &values[node.operands()[i]];
         }
-        ++evaluations_on_this_thread();
+        if (tally != nullptr) {
+            tally->add(name_of(node.opcode()), precision_of<T>(), reference_name, Fidelity::Exact);
+        }
         values[index] = evaluate_node<T>(
             node, std::span<const Tensor<T>* const>(operands.data(), node.operands().size()));
     }

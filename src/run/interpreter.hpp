@@ -19,10 +19,6 @@ Tensor<T> evaluate_node(const Node& node, std::span<const Tensor<T>* const> oper
 template <Element T>
 void check_feed(const Spec<T>& spec, const Feed<T>& feed);
 
-// How many nodes this thread's interpreter has evaluated (for tests that prove
-// an entry evaluates exactly its closure).
-std::size_t& evaluations_on_this_thread();
-
 // The value of every source: parameters from `parameters`, inputs from `feeds`
 // or their recorded defaults, leaves from their payloads. Checks the feeds and
 // that the parameters belong to this spec.

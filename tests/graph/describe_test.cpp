@@ -3,7 +3,7 @@
 // counts and words, columns that widen for long cells, and operator<< of a Node.
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 #include <topos/graph/tape.hpp>
 
 #include <gmock/gmock.h>

@@ -1,15 +1,15 @@
-// The op table, row by row: every computed opcode carries a name, an arity, a
-// shape rule, both reference kernels, a derivative rule and a StableHLO
-// lowering; sources carry none.
+// The op table, row by row: every computed opcode carries an arity, a shape
+// rule, both reference kernels, a derivative rule and a StableHLO lowering;
+// sources carry none; a row that lacks a piece is refused with a message that
+// names it; elementwise rows keep their operands' shape.
 // Every computed opcode has a test spec (tests/support/op_specs.cpp), so a new
 // row cannot skip the gradient check; and each shape rule rejects a bad call
 // with a ShapeError that names the operation and says how to fix the call.
-#include "ops/common.hpp"
 #include "ops/op_info.hpp"
 #include "support/op_specs.hpp"
 #include <topos/core/error.hpp>
-#include <topos/graph/opcode.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/ops/opcode.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -34,9 +34,8 @@ TEST(OpTable, HoldsRowIAtOpcodeI) {
 TEST(OpTable, GivesEveryComputedOpcodeACompleteRow) {
     for (const Opcode opcode : test::computed_opcodes()) {
         const detail::OpInfo& row = detail::op_info(opcode);
-        SCOPED_TRACE(std::string(row.name));
-        EXPECT_FALSE(row.name.empty());
-        EXPECT_EQ(row.name, name_of(opcode));
+        SCOPED_TRACE(std::string(name_of(opcode)));
+        EXPECT_NE(row.kind, detail::OpKind::Source);
         EXPECT_GE(row.arity, 1u);
         EXPECT_LE(row.arity, Node::max_operands);
         EXPECT_NE(row.infer, nullptr);
@@ -58,8 +57,8 @@ TEST(OpTable, GivesSourcesNoShapeRuleKernelOrDerivative) {
         }
         ++sources;
         const detail::OpInfo& row = detail::op_info(opcode);
-        SCOPED_TRACE(std::string(row.name));
-        EXPECT_FALSE(row.name.empty());
+        SCOPED_TRACE(std::string(name_of(opcode)));
+        EXPECT_EQ(row.kind, detail::OpKind::Source);
         EXPECT_EQ(row.arity, 0u);
         EXPECT_EQ(row.infer, nullptr);
         EXPECT_EQ(row.kernel_f32, nullptr);
@@ -71,6 +70,33 @@ TEST(OpTable, GivesSourcesNoShapeRuleKernelOrDerivative) {
     EXPECT_TRUE(is_source(Opcode::Parameter));
     EXPECT_TRUE(is_source(Opcode::Input));
     EXPECT_TRUE(is_source(Opcode::Leaf));
+}
+
+// Each piece a row may lack, and the words the refusal uses for it.
+TEST(OpTable, RefusesAnIncompleteRowNamingTheMissingPiece) {
+    const detail::OpInfo complete = detail::op_info(Opcode::Tanh);
+    EXPECT_NO_THROW(detail::check_row(complete, Opcode::Tanh));
+    const auto refusal = [&](auto remove) {
+        detail::OpInfo row = complete;
+        remove(row);
+        try {
+            detail::check_row(row, Opcode::Tanh);
+        } catch (const Error& error) {
+            return std::string(error.what());
+        }
+        return std::string("accepted");
+    };
+    const auto starts = StartsWith("the op table's row of Tanh (built by tanh_row() in src/ops/)");
+    EXPECT_THAT(refusal([](auto& row) { row.lower = nullptr; }), starts);
+    EXPECT_THAT(refusal([](auto& row) { row.lower = nullptr; }),
+                HasSubstr("has no StableHLO lowering"));
+    EXPECT_THAT(refusal([](auto& row) { row.vjp = nullptr; }), HasSubstr("no derivative rule"));
+    EXPECT_THAT(refusal([](auto& row) { row.infer = nullptr; }), HasSubstr("no shape rule"));
+    EXPECT_THAT(refusal([](auto& row) { row.kernel_f64 = nullptr; }),
+                HasSubstr("no reference kernel"));
+    EXPECT_THAT(refusal([](auto& row) { row.arity = 0; }), HasSubstr("no arity"));
+    EXPECT_THAT(refusal([](auto& row) { row.opcode = Opcode::Exp; }),
+                HasSubstr("is for Exp; the list puts it elsewhere"));
 }
 
 TEST(OpTable, NamesEveryOpcodeUniquely) {
@@ -146,6 +172,26 @@ TEST_P(OpRow, SpecFeedsIndicesExactlyWhereTheRowReadsThem) {
             EXPECT_EQ(tape.nodes()[source.index()].dtype(), DType::Real);
             EXPECT_TRUE(is_source(tape.nodes()[source.index()].opcode()));
         }
+    }
+}
+
+// An elementwise row's value has the shape of each of its operands; a layout
+// row carries indices through (its result is of its operands' kind).
+TEST_P(OpRow, KindAgreesWithWhatTheSpecRecords) {
+    const test::OpSpec* spec = test::find_op_spec(GetParam());
+    ASSERT_NE(spec, nullptr);
+    const detail::OpInfo& row = detail::op_info(GetParam());
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        test::Rng rng(seed);
+        Tape<double> tape;
+        const test::OpCase recorded = spec->record(tape, rng);
+        const Node& node = tape.nodes()[recorded.output.index()];
+        if (row.kind == detail::OpKind::Elementwise) {
+            for (std::uint32_t operand : node.operands()) {
+                EXPECT_EQ(tape.nodes()[operand].shape(), node.shape());
+            }
+        }
+        EXPECT_EQ(row.carries_indices(), row.kind == detail::OpKind::Layout);
     }
 }
 

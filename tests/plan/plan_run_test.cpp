@@ -1,6 +1,5 @@
 // Entries and plans at run time: what they evaluate, what they let a caller
 // read, and that a plan's values are the interpreter's bits.
-#include "run/interpreter.hpp"
 #include <topos/topos.hpp>
 
 #include <gmock/gmock.h>
@@ -40,16 +39,27 @@ Branches branches() {
     return graph;
 }
 
+// The interpreter reports every node it evaluates to the active tally.
+std::size_t evaluations(const Tally& tally) {
+    std::size_t count = 0;
+    for (const Service& service : tally.services()) {
+        EXPECT_EQ(service.backend, "reference");
+        count += service.count;
+    }
+    return count;
+}
+
 TEST(Entry, InterpretEvaluatesExactlyTheAncestorsOfTheDeclaredValues) {
     const Branches graph = branches();
-    std::size_t& evaluations = detail::evaluations_on_this_thread();
-    const std::size_t before = evaluations;
-    graph.network.entry({graph.root}).interpret(graph.network.parameters(), {});
+    const Tally entry = Backend::tallied(
+        [&] { graph.network.entry({graph.root}).interpret(graph.network.parameters(), {}); });
     // x * scale, tanh, inner * inner, sum: four computed ancestors; exp and its sum are skipped.
-    EXPECT_EQ(evaluations - before, 4u);
-    const std::size_t whole = evaluations;
-    graph.network.forward(graph.network.parameters(), {});
-    EXPECT_EQ(evaluations - whole, 6u);
+    EXPECT_EQ(evaluations(entry), 4u);
+    EXPECT_EQ(entry.count("Tanh", "reference"), 1u);
+    EXPECT_EQ(entry.count("Exp", "reference"), 0u);
+    const Tally whole =
+        Backend::tallied([&] { graph.network.forward(graph.network.parameters(), {}); });
+    EXPECT_EQ(evaluations(whole), 6u);
 }
 
 TEST(Entry, ReadingAnUndeclaredValueThrowsReadError) {

@@ -20,7 +20,7 @@
 #include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/run/parameters.hpp>

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "support/random_graphs.hpp"
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 

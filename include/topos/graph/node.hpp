@@ -4,7 +4,7 @@
 #pragma once
 
 #include <topos/core/shape.hpp>
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 #include <topos/graph/symbol.hpp>
 
 #include <array>

@@ -6,7 +6,7 @@
 
 #include <topos/core/shape.hpp>
 #include <topos/core/tensor.hpp>
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 #include <topos/graph/symbol.hpp>
 
 #include <cstddef>

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <topos/core/tensor.hpp>
-#include <topos/emit/stablehlo.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/pattern/pattern.hpp>
 #include <topos/run/entry.hpp>
@@ -26,7 +25,11 @@ namespace topos {
 namespace detail {
 template <Element T>
 struct PlanState;
+struct PlanAccess;
 }  // namespace detail
+
+// The two spellings of an emitted module; defined in <topos/emit/stablehlo.hpp>.
+enum class MlirForm : std::uint8_t;
 
 // What a plan does with one scheduled value once it is computed.
 struct Liveness {
@@ -44,8 +47,6 @@ struct Liveness {
 template <Element T>
 class Plan {
 public:
-    explicit Plan(std::shared_ptr<const detail::PlanState<T>> state) : state_(std::move(state)) {}
-
     // One line per scheduled node with its liveness, then the summary lines.
     std::string describe() const;
 
@@ -70,14 +71,21 @@ public:
 
     const Entry<T>& entry() const;
 
-    // The plan as a StableHLO module (docs/guide/emission.md): @main takes the
-    // scheduled parameters and inputs in node order and returns the declared
-    // values in declaration order. Throws EmitError naming the first node that
-    // cannot be written as StableHLO. Linear in the scheduled nodes and the
-    // elements of the leaves it writes as constants.
-    std::string emit_stablehlo(MlirForm form = MlirForm::Pretty) const;
+    // The plan as a StableHLO module (docs/guide/emission.md), in MLIR's pretty
+    // form: @main takes the scheduled parameters and inputs in node order and
+    // returns the declared values in declaration order. Throws EmitError naming
+    // the first node that cannot be written as StableHLO. Linear in the
+    // scheduled nodes and the elements of the leaves it writes as constants.
+    // Defined by the emission layer (<topos/emit/stablehlo.hpp>).
+    std::string emit_stablehlo() const;
+    // The same module in the form `form` names.
+    std::string emit_stablehlo(MlirForm form) const;
 
 private:
+    friend struct detail::PlanAccess;
+
+    explicit Plan(std::shared_ptr<const detail::PlanState<T>> state) : state_(std::move(state)) {}
+
     std::shared_ptr<const detail::PlanState<T>> state_;
 };
 

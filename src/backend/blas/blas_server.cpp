@@ -4,7 +4,7 @@
 // each output within 2 k eps sum_p |a_ip b_pj| of the exact product (the
 // classical bound for any summation order, doubled for the accumulation's
 // rounding), checked against the reference in tests.
-#include "backend/server.hpp"
+#include "plan/backend_seam.hpp"
 
 #include <cblas.h>
 
@@ -37,7 +37,7 @@ bool serves(const Node& node, std::span<const Shape> operands, Precision) {
 }
 
 template <Element T>
-void kernel(const Node&, std::span<const View<T>> operands, T* out) {
+void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     const Shape shapes[] = {*operands[0].shape, *operands[1].shape};
     const Extents e = extents_of(shapes);
     const auto m = static_cast<blasint>(e.rows);

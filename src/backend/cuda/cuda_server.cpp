@@ -6,8 +6,10 @@
 // steps it serves keeps its arena on the device (device_run.hpp); the kernel
 // here is the same computation on host memory, each call a round trip.
 #include "backend/cuda/device.hpp"
+#include "backend/cuda/device_run.hpp"
 #include "backend/cuda/device_serve.hpp"
-#include "backend/server.hpp"
+#include "graph/node_view.hpp"
+#include "plan/backend_seam.hpp"
 
 #include <array>
 
@@ -15,12 +17,12 @@ namespace topos::detail {
 namespace {
 
 bool serves(const Node& node, std::span<const Shape> operands, Precision) {
-    return cuda::device_present() && cuda::worth_serving(node, operands);
+    return cuda::device_present() && cuda::worth_serving(view_of(node), operands);
 }
 
 // Uploads the operands, runs the node on the device, downloads the result.
 template <Element T>
-void round_trip(const Node& node, std::span<const View<T>> operands, T* out) {
+void round_trip(const NodeView& node, std::span<const View<T>> operands, T* out) {
     thread_local cuda::DeviceBuffer<T> memory;
     std::size_t total = node.shape().elements();
     for (const View<T>& operand : operands) {
@@ -49,8 +51,13 @@ std::vector<std::string> formulas() {
 }  // namespace
 
 const Server& cuda_server() {
-    static const Server server{
-        "cuda", Fidelity::Reordered, formulas(), serves, round_trip<float>, round_trip<double>};
+    static const Server server{"cuda",
+                               Fidelity::Reordered,
+                               formulas(),
+                               serves,
+                               round_trip<float>,
+                               round_trip<double>,
+                               &cuda::device_executor()};
     return server;
 }
 

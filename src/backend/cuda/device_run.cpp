@@ -2,6 +2,7 @@
 
 #include "backend/cuda/device.hpp"
 #include "backend/cuda/device_serve.hpp"
+#include "graph/node_view.hpp"
 
 #include <algorithm>
 #include <array>
@@ -102,7 +103,7 @@ void run_served_step(const HostMemory<T>& host,
     for (std::size_t i = 0; i < operands.size(); ++i) {
         views[i] = {device.address(step.operands[i]), &nodes[operands[i]].shape()};
     }
-    run_on_device<T>(*step.node,
+    run_on_device<T>(view_of(*step.node),
                      std::span<const View<T>>(views.data(), operands.size()),
                      device.address(step.output));
     tally_kernel_step(step);
@@ -170,10 +171,23 @@ void execute_on_device(const HostMemory<T>& host) {
     download_stored(host, device);
 }
 
-template bool runs_on_device(const PlanState<float>&);
-template bool runs_on_device(const PlanState<double>&);
-template void execute_on_device(const HostMemory<float>&);
-template void execute_on_device(const HostMemory<double>&);
+class CudaExecutor final : public DeviceExecutor {
+public:
+    bool takes(const PlanState<float>& plan) const override { return runs_on_device(plan); }
+
+    bool takes(const PlanState<double>& plan) const override { return runs_on_device(plan); }
+
+    void execute(const HostMemory<float>& memory) const override { execute_on_device(memory); }
+
+    void execute(const HostMemory<double>& memory) const override { execute_on_device(memory); }
+};
+
+}  // namespace
+
+const DeviceExecutor& device_executor() {
+    static const CudaExecutor executor;
+    return executor;
+}
 
 }  // namespace cuda
 }  // namespace topos::detail

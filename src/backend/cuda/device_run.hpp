@@ -12,12 +12,7 @@
 
 namespace topos::detail::cuda {
 
-// Whether any step of the plan is served by the CUDA backend.
-template <Element T>
-bool runs_on_device(const PlanState<T>& plan);
-
-// Runs every step of the plan; the stored values end in `host.stored`.
-template <Element T>
-void execute_on_device(const HostMemory<T>& host);
+// Takes the plans with a step the CUDA server serves.
+const DeviceExecutor& device_executor();
 
 }  // namespace topos::detail::cuda

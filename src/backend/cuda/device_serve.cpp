@@ -56,7 +56,7 @@ std::size_t multiply_adds(std::span<const Shape> operands) {
 }
 
 // The most elements the node reads from one operand or writes.
-std::size_t elements_touched(const Node& node, std::span<const Shape> operands) {
+std::size_t elements_touched(const NodeView& node, std::span<const Shape> operands) {
     std::size_t most = node.shape().elements();
     for (const Shape& operand : operands) {
         most = std::max(most, operand.elements());
@@ -117,7 +117,7 @@ BinaryOp comparison_op(Comparison direction) {
     return BinaryOp::Equal;
 }
 
-std::optional<BinaryOp> binary_op(const Node& node) {
+std::optional<BinaryOp> binary_op(const NodeView& node) {
     switch (node.opcode()) {
         case Opcode::Add:
             return BinaryOp::Add;
@@ -144,14 +144,14 @@ Split split_of(AxisSplit split) {
 
 // The axis a reduction or LogSoftmax works along, as a split of `shape`;
 // Sum without an axis sums everything.
-Split reduction_split(const Node& node, const Shape& shape) {
+Split reduction_split(const NodeView& node, const Shape& shape) {
     if (const auto* along = std::get_if<AxisAttributes>(&node.attributes())) {
         return split_of(split_at(shape, along->axis));
     }
     return {1, shape.elements(), 1};
 }
 
-PermuteWalk permute_walk(const Node& node, const Shape& input) {
+PermuteWalk permute_walk(const NodeView& node, const Shape& input) {
     const Axes& order = node.attributes_as<PermuteAttributes>().order;
     const auto input_strides = input.strides();
     PermuteWalk walk{node.shape().rank(), {}, {}};
@@ -195,7 +195,7 @@ std::span<const Opcode> device_opcodes() {
     return served;
 }
 
-bool worth_serving(const Node& node, std::span<const Shape> operands) {
+bool worth_serving(const NodeView& node, std::span<const Shape> operands) {
     if (std::find(served.begin(), served.end(), node.opcode()) == served.end()) {
         return false;
     }
@@ -206,7 +206,7 @@ bool worth_serving(const Node& node, std::span<const Shape> operands) {
 }
 
 template <Element T>
-void run_on_device(const Node& node, std::span<const View<T>> operands, T* out) {
+void run_on_device(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const T* x = operands[0].data;
     const std::size_t count = node.shape().elements();
     if (const auto op = unary_op(node.opcode())) {
@@ -240,7 +240,7 @@ void run_on_device(const Node& node, std::span<const View<T>> operands, T* out) 
     }
 }
 
-template void run_on_device(const Node&, std::span<const View<float>>, float*);
-template void run_on_device(const Node&, std::span<const View<double>>, double*);
+template void run_on_device(const NodeView&, std::span<const View<float>>, float*);
+template void run_on_device(const NodeView&, std::span<const View<double>>, double*);
 
 }  // namespace topos::detail::cuda

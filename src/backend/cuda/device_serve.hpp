@@ -15,10 +15,10 @@ std::span<const Opcode> device_opcodes();
 // Whether the device kernels implement `node` with these operand shapes and
 // it is large enough to gain from the device (products of 64^3 multiply-adds,
 // other operations touching 2^14 elements).
-bool worth_serving(const Node& node, std::span<const Shape> operands);
+bool worth_serving(const NodeView& node, std::span<const Shape> operands);
 
 // Runs `node` on the device: the operands' data and `out` are device pointers.
 template <Element T>
-void run_on_device(const Node& node, std::span<const View<T>> operands, T* out);
+void run_on_device(const NodeView& node, std::span<const View<T>> operands, T* out);
 
 }  // namespace topos::detail::cuda

@@ -2,8 +2,8 @@
 // reduce_window, batch_norm_training and batch_norm_inference, with the result
 // types and generic attributes the StableHLO specification gives them. Their
 // custom syntax is intricate, so the pretty form writes them generically too.
-#include "emit/hlo_builder.hpp"
-#include "emit/literals.hpp"
+#include "hlo/builder.hpp"
+#include "hlo/literals.hpp"
 
 #include <string>
 

@@ -1,15 +1,10 @@
-#include "ops/op_info.hpp"
 #include <topos/core/error.hpp>
-#include <topos/graph/opcode.hpp>
+#include <topos/ops/opcode.hpp>
 
 #include <algorithm>
 #include <ostream>
 
 namespace topos {
-
-std::string_view name_of(Opcode opcode) {
-    return detail::op_info(opcode).name;
-}
 
 std::ostream& operator<<(std::ostream& out, Opcode opcode) {
     return out << name_of(opcode);

@@ -1,5 +1,5 @@
 // The module's value table and the spellings its printers share.
-#include "emit/hlo_module.hpp"
+#include "hlo/module.hpp"
 
 namespace topos::detail {
 namespace {

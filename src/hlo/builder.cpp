@@ -1,8 +1,8 @@
 // HloBuilder: one StableHLO operation per call, each with the result type the
 // StableHLO specification infers, its generic attributes and its pretty syntax.
-#include "emit/hlo_builder.hpp"
+#include "hlo/builder.hpp"
 
-#include "emit/literals.hpp"
+#include "hlo/literals.hpp"
 #include <topos/core/error.hpp>
 
 #include <algorithm>
@@ -10,19 +10,19 @@
 namespace topos::detail {
 namespace {
 
-std::string comparison_name(Comparison direction) {
+std::string_view comparison_name(HloComparison direction) {
     switch (direction) {
-        case Comparison::Equal:
+        case HloComparison::EQ:
             return "EQ";
-        case Comparison::NotEqual:
+        case HloComparison::NE:
             return "NE";
-        case Comparison::Less:
+        case HloComparison::LT:
             return "LT";
-        case Comparison::LessEqual:
+        case HloComparison::LE:
             return "LE";
-        case Comparison::Greater:
+        case HloComparison::GT:
             return "GT";
-        case Comparison::GreaterEqual:
+        case HloComparison::GE:
             return "GE";
     }
     return {};
@@ -64,8 +64,8 @@ HloOperation operation(std::string_view name,
 
 }  // namespace
 
-void HloBuilder::begin(const Node& node) {
-    node_ = &node;
+void HloBuilder::begin(const HloSite& site) {
+    site_ = site;
     made_.clear();
     made_inside_.clear();
     made_together_.clear();
@@ -76,11 +76,11 @@ HloValue HloBuilder::finish(HloValue result) {
         fail("the lowering returned a value it did not make");
     }
     const HloType& type = module_.type_of(result);
-    if (!(type.shape == node_->shape()) || type.element != HloElement::Real) {
+    if (!(type.shape == site_.shape) || type.element != HloElement::Real) {
         fail("the lowering made " + module_.type_text(type) + " for a node of shape " +
-             node_->shape().str());
+             site_.shape.str());
     }
-    const std::string name = 'v' + std::to_string(node_->index());
+    const std::string name = 'v' + std::to_string(site_.node);
     std::size_t intermediate = 0;
     for (HloValue value : made_) {
         module_.names[value.id] =
@@ -101,8 +101,8 @@ HloValue HloBuilder::finish(HloValue result) {
 }
 
 void HloBuilder::fail(const std::string& problem) const {
-    throw EmitError("cannot emit node " + std::to_string(node_->index()) + " (" +
-                    std::string(name_of(node_->opcode())) + ") as StableHLO: " + problem);
+    throw EmitError("cannot emit node " + std::to_string(site_.node) + " (" +
+                    std::string(site_.label) + ") as StableHLO: " + problem);
 }
 
 HloValue HloBuilder::append(HloOperation op, HloType result) {
@@ -148,8 +148,8 @@ HloValue HloBuilder::constant(const std::string& literal, const Shape& shape) {
     return append(std::move(op), type);
 }
 
-HloValue HloBuilder::compare(Comparison direction, HloValue a, HloValue b) {
-    const std::string name = comparison_name(direction);
+HloValue HloBuilder::compare(HloComparison direction, HloValue a, HloValue b) {
+    const std::string name(comparison_name(direction));
     HloOperation op = operation(
         "stablehlo.compare", {a, b}, PrettySyntax::Kind::Functional, name + ',', ", FLOAT");
     op.attributes.push_back(
@@ -186,8 +186,8 @@ HloValue HloBuilder::reshape(HloValue a, const Shape& shape) {
                   {shape, module_.type_of(a).element});
 }
 
-HloValue HloBuilder::transpose(HloValue a, const Axes& order) {
-    const std::vector<std::size_t> permutation(order.values().begin(), order.values().end());
+HloValue HloBuilder::transpose(HloValue a, std::span<const std::size_t> order) {
+    const std::vector<std::size_t> permutation(order.begin(), order.end());
     std::vector<std::size_t> extents;
     for (std::size_t axis : permutation) {
         extents.push_back(shape(a)[axis]);

@@ -1,15 +1,13 @@
 // HloBuilder: what a row's lowering (OpInfo::lower) writes StableHLO with. It
-// hands the rule the node and its operands' values, appends one operation per
-// call (inferring the result type the StableHLO specification gives it), and
-// names what the node produced: the rule's result is `%v<node>`, its
+// hands the rule its node's operands' values, appends one operation per call
+// (inferring the result type the StableHLO specification gives it), and names
+// what the node produced: the rule's result is `%v<node>`, its
 // intermediates `%v<node>_0`, `%v<node>_1`, ... in the order they were made,
 // then the values inside regions (which the pretty form may not show). An
 // operation with several results names them `%v<node>#0`, `%v<node>#1`, ...
 #pragma once
 
-#include "emit/hlo_module.hpp"
-#include <topos/graph/node.hpp>
-#include <topos/graph/opcode.hpp>
+#include "hlo/module.hpp"
 
 #include <array>
 #include <cstddef>
@@ -60,22 +58,42 @@ struct BatchNormResults {
     HloValue variance;
 };
 
+// The comparisons of stablehlo.compare.
+enum class HloComparison : std::uint8_t {
+    EQ,
+    NE,
+    LT,
+    LE,
+    GT,
+    GE,
+};
+
+// The node whose operations the builder is writing: its index (which names
+// its values), its operands' node indices, the shape its value must have, and
+// what errors call it (an opcode's or a pattern's name).
+struct HloSite {
+    std::uint32_t node = 0;
+    std::span<const std::uint32_t> operands;
+    Shape shape;
+    std::string_view label;
+};
+
 class HloBuilder {
 public:
     // `node_values` maps node indices to the values already emitted for them.
     HloBuilder(HloModule& module, std::span<const HloValue> node_values)
         : module_(module), node_values_(node_values) {}
 
-    // Starts lowering `node`; finish() checks and names what its rule returned.
-    void begin(const Node& node);
+    // Starts writing `site`; finish() checks and names what its rule returned.
+    void begin(const HloSite& site);
     HloValue finish(HloValue result);
 
-    // Throws EmitError naming the node being lowered and its opcode.
+    // Throws EmitError naming the node being written and its label.
     [[noreturn]] void fail(const std::string& problem) const;
 
-    const Node& node() const { return *node_; }
+    const HloSite& site() const { return site_; }
 
-    HloValue operand(std::size_t i) const { return node_values_[node_->operands()[i]]; }
+    HloValue operand(std::size_t i) const { return node_values_[site_.operands[i]]; }
 
     // The value emitted for any earlier node (a pattern's inputs).
     HloValue value_of(std::uint32_t node) const { return node_values_[node]; }
@@ -101,14 +119,15 @@ public:
     // A real constant from the body of a dense<...> literal.
     HloValue constant(const std::string& literal, const Shape& shape);
 
-    HloValue compare(Comparison direction, HloValue a, HloValue b);
+    HloValue compare(HloComparison direction, HloValue a, HloValue b);
     HloValue select(HloValue predicate, HloValue on_true, HloValue on_false);
     HloValue convert(HloValue a, HloElement element);
     HloValue is_finite(HloValue a);
     HloValue iota(const Shape& shape, std::size_t axis);
 
     HloValue reshape(HloValue a, const Shape& shape);
-    HloValue transpose(HloValue a, const Axes& order);
+    // Result axis i is operand axis order[i].
+    HloValue transpose(HloValue a, std::span<const std::size_t> order);
     // Operand axis i becomes result axis dims[i]; the others repeat.
     HloValue broadcast_in_dim(HloValue a, const Shape& shape, const std::vector<std::size_t>& dims);
     HloValue slice(
@@ -156,7 +175,7 @@ private:
 
     HloModule& module_;
     std::span<const HloValue> node_values_;
-    const Node* node_ = nullptr;
+    HloSite site_;
     std::vector<HloValue> made_;                        // the values made for the current node
     std::vector<HloValue> made_inside_;                 // those inside its operations' regions
     std::vector<std::vector<HloValue>> made_together_;  // the results of multi-result operations

@@ -1,5 +1,5 @@
 // Number literals for StableHLO constants (see literals.hpp).
-#include "emit/literals.hpp"
+#include "hlo/literals.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -2,7 +2,7 @@
 // as `"name"(operands) ({regions}) {attributes} : (types) -> result`; the pretty
 // printer writes the custom syntax each operation's PrettySyntax names and falls
 // back to the generic syntax (with pretty operations inside its regions).
-#include "emit/hlo_module.hpp"
+#include "hlo/module.hpp"
 
 #include <sstream>
 

@@ -1,0 +1,69 @@
+// The seam between the compiler and the backends. A backend implements a
+// Server: which nodes it serves and the kernel that serves them; one that keeps
+// a whole plan's buffers on a device also implements a DeviceExecutor, which
+// runs every step of the plans it takes. The compiler asks servers() which
+// backends this build holds; the backend layer defines that list
+// (src/backend/servers.cpp), so the compiler names no backend. The reference
+// kernels (the op table and the pattern catalog) serve whatever a backend
+// declines.
+#pragma once
+
+#include "ops/op_info.hpp"
+#include <topos/graph/node.hpp>
+#include "run/tally_scope.hpp"
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topos::detail {
+
+template <Element T>
+struct PlanState;
+template <Element T>
+struct HostMemory;
+
+// Runs whole plans on a device. It takes a plan when it serves some of its
+// steps, and then runs every step: on the device where its server serves the
+// step, on the host reference kernel (with the operands brought back) where
+// not.
+class DeviceExecutor {
+public:
+    virtual ~DeviceExecutor() = default;
+
+    virtual bool takes(const PlanState<float>& plan) const = 0;
+    virtual bool takes(const PlanState<double>& plan) const = 0;
+
+    // Runs every step of memory.plan; the stored values end in memory.stored.
+    virtual void execute(const HostMemory<float>& memory) const = 0;
+    virtual void execute(const HostMemory<double>& memory) const = 0;
+};
+
+struct Server {
+    std::string_view name;
+    Fidelity fidelity;
+    std::vector<std::string> formulas;
+    // Whether it serves `node` (operand shapes included) at this precision.
+    bool (*serves)(const Node& node, std::span<const Shape> operands, Precision precision);
+    // The kernel over host memory.
+    Kernel<float> kernel_f32;
+    Kernel<double> kernel_f64;
+    // Null for a backend whose kernels work in host memory.
+    const DeviceExecutor* device = nullptr;
+
+    template <Element T>
+    Kernel<T> kernel() const {
+        if constexpr (std::same_as<T, float>) {
+            return kernel_f32;
+        } else {
+            return kernel_f64;
+        }
+    }
+};
+
+// The optional backends compiled into this build, in priority order. Declared
+// here, defined by the backend layer.
+std::span<const Server* const> servers();
+
+}  // namespace topos::detail
