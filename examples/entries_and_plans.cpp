@@ -27,9 +27,7 @@ Walkthrough record_walkthrough() {
     auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
     auto hidden = input.matmul(weights).tanh();
     auto loss = (hidden * hidden).sum();
-    Walkthrough graph{topos::Network<float>(nullptr), weights, hidden, loss};
-    graph.network = std::move(tape).into_network();
-    return graph;
+    return Walkthrough{std::move(tape).into_network(), weights, hidden, loss};
 }
 
 void lowering() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "graph/spec.hpp"
+#include "run/run_layout.hpp"
 #include "ops/op_info.hpp"
 #include <topos/run/run.hpp>
 

@@ -105,10 +105,10 @@ Value<T> fold_windows(const Value<T>& windows, Combine combine) {
 // A Leaf of `anchor`'s shape holding `value` everywhere.
 template <Element T>
 Value<T> leaf_like(const Value<T>& anchor, T value) {
-    return Value<T>(
-        anchor.tape_state(),
+    return detail::GraphAccess::value(
+        detail::GraphAccess::state(anchor),
         detail::append_source(
-            *anchor.tape_state(), Opcode::Leaf, Tensor<T>::filled(anchor.shape(), value)));
+            *detail::GraphAccess::state(anchor), Opcode::Leaf, Tensor<T>::filled(anchor.shape(), value)));
 }
 
 // A per-channel [C] vector spread over `like`'s shape (channels on axis 1).

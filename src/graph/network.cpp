@@ -1,9 +1,7 @@
 #include "graph/describe.hpp"
 #include "graph/spec.hpp"
-#include "run/interpreter.hpp"
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
-#include <topos/run/entry.hpp>
 
 #include <vector>
 
@@ -31,45 +29,11 @@ std::string Network<T>::describe() const {
 }
 
 template <Element T>
-Parameters<T> Network<T>::parameters() const {
-    std::vector<Tensor<T>> values;
-    values.reserve(state_->spec.parameters.size());
-    for (std::uint32_t index : state_->spec.parameters) {
-        values.push_back(state_->spec.payload(index));
-    }
-    return Parameters<T>(state_->parameter_layout, std::move(values));
-}
-
-template <Element T>
-Run<T> Network<T>::forward(const Parameters<T>& parameters,
-                           std::initializer_list<Feed<T>> feeds) const {
-    return forward(parameters, std::span<const Feed<T>>(feeds.begin(), feeds.size()));
-}
-
-template <Element T>
-Run<T> Network<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const {
-    return Run<T>(
-        state_,
-        state_->whole_spec,
-        detail::interpret(state_->spec, *state_->parameter_layout, parameters, feeds, {}));
-}
-
-template <Element T>
-Entry<T> Network<T>::entry(std::initializer_list<Symbol> roots) const {
-    return Entry<T>(*this, std::vector<Symbol>(roots));
-}
-
-template <Element T>
-Entry<T> Network<T>::entry(const std::vector<Symbol>& roots) const {
-    return Entry<T>(*this, roots);
-}
-
-template <Element T>
 Tape<T> Network<T>::reopen() const {
     auto tape = std::make_shared<detail::TapeState<T>>();
     tape->spec = state_->spec;
     tape->spec.lineage.push_back(detail::next_tape_id());
-    return Tape<T>(std::move(tape));
+    return detail::GraphAccess::tape<T>(std::move(tape));
 }
 
 template class Network<float>;

@@ -2,10 +2,12 @@
 // the payloads of the sources, and the lineage that tells which symbols belong.
 #pragma once
 
+#include "graph/parameter_layout.hpp"
 #include <topos/core/tensor.hpp>
+#include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
-#include <topos/run/parameters.hpp>
-#include <topos/run/run.hpp>
+#include <topos/graph/tape.hpp>
+#include <topos/graph/value.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -48,7 +50,40 @@ template <Element T>
 struct NetworkState {
     Spec<T> spec;
     std::shared_ptr<const ParameterLayout> parameter_layout;
-    std::shared_ptr<const RunLayout> whole_spec;  // Network::forward's: every node, readable
+};
+
+// Tapes, values and networks are made and read only inside the library: their
+// constructors and states are private, and this is the one door.
+struct GraphAccess {
+    template <Element T>
+    static Tape<T> tape(std::shared_ptr<TapeState<T>> state) {
+        return Tape<T>(std::move(state));
+    }
+
+    template <Element T>
+    static const std::shared_ptr<TapeState<T>>& state(const Tape<T>& tape) {
+        return tape.state_;
+    }
+
+    template <Element T>
+    static Value<T> value(std::shared_ptr<TapeState<T>> tape, std::uint32_t index) {
+        return Value<T>(std::move(tape), index);
+    }
+
+    template <Element T>
+    static const std::shared_ptr<TapeState<T>>& state(const Value<T>& value) {
+        return value.tape_;
+    }
+
+    template <Element T>
+    static Network<T> network(std::shared_ptr<const NetworkState<T>> state) {
+        return Network<T>(std::move(state));
+    }
+
+    template <Element T>
+    static const std::shared_ptr<const NetworkState<T>>& state(const Network<T>& network) {
+        return network.state_;
+    }
 };
 
 std::uint64_t next_tape_id();

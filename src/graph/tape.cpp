@@ -1,5 +1,3 @@
-#include "autodiff/builders.hpp"
-#include "autodiff/reverse_scan.hpp"
 #include "graph/describe.hpp"
 #include "graph/record.hpp"
 #include "graph/spec.hpp"
@@ -15,24 +13,24 @@ Tape<T>::Tape() : state_(std::make_shared<detail::TapeState<T>>()) {
 
 template <Element T>
 Value<T> Tape<T>::parameter(Tensor<T> initial) {
-    return Value<T>(state_, detail::append_source(*state_, Opcode::Parameter, std::move(initial)));
+    return detail::GraphAccess::value(state_, detail::append_source(*state_, Opcode::Parameter, std::move(initial)));
 }
 
 template <Element T>
 Value<T> Tape<T>::input(Tensor<T> default_value) {
-    return Value<T>(state_,
+    return detail::GraphAccess::value(state_,
                     detail::append_source(*state_, Opcode::Input, std::move(default_value)));
 }
 
 template <Element T>
 Value<T> Tape<T>::leaf(Tensor<T> constant) {
-    return Value<T>(state_, detail::append_source(*state_, Opcode::Leaf, std::move(constant)));
+    return detail::GraphAccess::value(state_, detail::append_source(*state_, Opcode::Leaf, std::move(constant)));
 }
 
 template <Element T>
 Value<T> Tape<T>::indices(Tensor<T> default_indices) {
     detail::check_indices(default_indices, "tape.indices");
-    return Value<T>(
+    return detail::GraphAccess::value(
         state_,
         detail::append_source(*state_, Opcode::Input, std::move(default_indices), DType::Index));
 }
@@ -48,7 +46,7 @@ Value<T> Tape<T>::indices(const Shape& shape, std::initializer_list<std::int64_t
 
 template <Element T>
 Value<T> Tape<T>::value(Symbol symbol) const {
-    return Value<T>(state_, state_->spec.node(symbol, "Tape::value").index());
+    return detail::GraphAccess::value(state_, state_->spec.node(symbol, "Tape::value").index());
 }
 
 template <Element T>
@@ -81,82 +79,7 @@ Network<T> Tape<T>::into_network() && {
         layout->slot_of_node[index] = static_cast<std::int32_t>(slot);
     }
     network->parameter_layout = std::move(layout);
-    auto whole = std::make_shared<detail::RunLayout>();
-    whole->slot.resize(network->spec.nodes.size());
-    for (std::size_t index = 0; index < whole->slot.size(); ++index) {
-        whole->slot[index] = static_cast<std::int32_t>(index);
-    }
-    whole->readable.assign(network->spec.nodes.size(), true);
-    whole->backward_ready = true;
-    whole->declaration = "Network::forward";
-    network->whole_spec = std::move(whole);
-    return Network<T>(std::move(network));
-}
-
-namespace {
-
-template <Element T>
-Adjoints<T> record_adjoints(detail::TapeState<T>& tape,
-                            const Value<T>& target,
-                            std::optional<detail::Ref> seed,
-                            const std::vector<Symbol>& wrt) {
-    tape.check_open("differentiate");
-    if (target.tape_state().get() != &tape) {
-        throw TapeError("the target was recorded on another tape");
-    }
-    for (const Symbol& value : wrt) {
-        tape.spec.node(value, "differentiate");
-    }
-    detail::RecordingBuilder<T> build(tape);
-    const detail::Ref start = seed ? *seed : build.scalar(1.0);
-    const auto adjoints = detail::reverse_scan(tape.spec.nodes, target.index(), start, build);
-    std::vector<std::pair<Symbol, Symbol>> gradients;
-    for (const Symbol& value : wrt) {
-        const std::size_t index = value.index();
-        const bool reached = index < adjoints.size() && adjoints[index];
-        const std::uint32_t gradient =
-            reached
-                ? adjoints[index]->id
-                : detail::append_source(
-                      tape, Opcode::Leaf, Tensor<T>::filled(tape.spec.nodes[index].shape(), T{0}));
-        gradients.emplace_back(value, tape.spec.nodes[gradient].symbol());
-    }
-    return Adjoints<T>(target.symbol(), std::move(gradients));
-}
-
-}  // namespace
-
-template <Element T>
-Adjoints<T> Tape<T>::differentiate(const Value<T>& target, std::initializer_list<Symbol> wrt) {
-    return differentiate(target, std::vector<Symbol>(wrt));
-}
-
-template <Element T>
-Adjoints<T> Tape<T>::differentiate(const Value<T>& target, const std::vector<Symbol>& wrt) {
-    if (target.shape().rank() != 0) {
-        throw GradientError("differentiate needs a rank-0 target, but node " +
-                            std::to_string(target.index()) + " has shape " + target.shape().str() +
-                            "; reduce it (e.g. sum()) or use tape.vjp with a seed");
-    }
-    return record_adjoints<T>(*state_, target, std::nullopt, wrt);
-}
-
-template <Element T>
-Adjoints<T> Tape<T>::vjp(const Value<T>& target,
-                         const Value<T>& seed,
-                         std::initializer_list<Symbol> wrt) {
-    return vjp(target, seed, std::vector<Symbol>(wrt));
-}
-
-template <Element T>
-Adjoints<T> Tape<T>::vjp(const Value<T>& target,
-                         const Value<T>& seed,
-                         const std::vector<Symbol>& wrt) {
-    if (seed.tape_state() != state_ || !(seed.shape() == target.shape())) {
-        throw GradientError("vjp needs a seed recorded on this tape with the target's shape " +
-                            target.shape().str() + "; got shape " + seed.shape().str());
-    }
-    return record_adjoints<T>(*state_, target, detail::Ref{seed.index()}, wrt);
+    return detail::GraphAccess::network<T>(std::move(network));
 }
 
 template class Tape<float>;

@@ -11,6 +11,11 @@
 namespace topos {
 
 template <Element T>
+Tape<T> Value<T>::tape() const {
+    return detail::GraphAccess::tape(tape_);
+}
+
+template <Element T>
 Shape Value<T>::shape() const {
     return tape_->spec.nodes[index_].shape();
 }
@@ -66,8 +71,8 @@ Value<T> batched_matmul(const Value<T>& a, const Value<T>& b) {
 
 template <Element T>
 Value<T> constant(const Value<T>& anchor, Tensor<T> payload) {
-    return Value<T>(anchor.tape_state(),
-                    detail::append_source(*anchor.tape_state(), Opcode::Leaf, std::move(payload)));
+    return detail::GraphAccess::value(detail::GraphAccess::state(anchor),
+                    detail::append_source(*detail::GraphAccess::state(anchor), Opcode::Leaf, std::move(payload)));
 }
 
 template <Element T>
@@ -75,7 +80,7 @@ Value<T> broadcast_binary(Opcode opcode,
                           const Value<T>& a,
                           const Value<T>& b,
                           const Attributes& attributes = NoAttributes{}) {
-    if (a.shape() == b.shape() || a.tape_state() != b.tape_state()) {
+    if (a.shape() == b.shape() || detail::GraphAccess::state(a) != detail::GraphAccess::state(b)) {
         return a.apply(opcode, {a, b}, attributes);  // (reports a tape mismatch)
     }
     const Shape target =

@@ -74,11 +74,10 @@ Stepped<T, AdamState<T>> Adam::step(const Parameters<T>& parameters,
         next_m.emplace_back(shape, m2);
         next_v.emplace_back(shape, v2);
     }
-    const auto& layout = parameters.layout();
-    return {Parameters<T>(layout, std::move(next_p)),
+    return {parameters.with_values(std::move(next_p)),
             {.steps = t,
-             .first_moment = Parameters<T>(layout, std::move(next_m)),
-             .second_moment = Parameters<T>(layout, std::move(next_v))}};
+             .first_moment = parameters.with_values(std::move(next_m)),
+             .second_moment = parameters.with_values(std::move(next_v))}};
 }
 
 template AdamState<float> Adam::start(const Parameters<float>&) const;

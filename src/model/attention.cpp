@@ -38,7 +38,7 @@ Value<T> CausalSelfAttention<T>::merge_heads(const Value<T>& per_head) const {
 template <Element T>
 Value<T> CausalSelfAttention<T>::causal_weights(const Value<T>& scores) const {
     const std::size_t sequence = scores.shape()[3];
-    Tape<T> tape(scores.tape_state());  // the scores' own tape, to record the mask's leaves
+    Tape<T> tape = scores.tape();  // the scores' own tape, to record the mask's leaves
     const Value<T> allowed =
         tape.leaf(Tensor<T>::generate(Shape{sequence, sequence}, [&](std::span<T> out) {
             for (std::size_t query = 0; query < sequence; ++query) {

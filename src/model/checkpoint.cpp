@@ -156,7 +156,7 @@ Parameters<T> read_slots(const SafetensorsFile& file,
         }
         values.push_back(like.values()[slot]);
     }
-    return Parameters<T>(like.layout(), std::move(values));
+    return like.with_values(std::move(values));
 }
 
 // Names in the order a reader expects: parameter.9 before parameter.10.

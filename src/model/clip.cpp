@@ -35,7 +35,7 @@ Clipped<T> clip_by_global_norm(const Parameters<T>& gradients, double max_norm) 
         }
         scaled.emplace_back(gradient.shape(), out);
     }
-    return {Parameters<T>(gradients.layout(), std::move(scaled)), norm};
+    return {gradients.with_values(std::move(scaled)), norm};
 }
 
 template Clipped<float> clip_by_global_norm(const Parameters<float>&, double);

@@ -15,7 +15,7 @@ template <Element T>
 void check_same_network(const Parameters<T>& parameters,
                         const Parameters<T>& other,
                         const std::string& what) {
-    if (!parameters.layout()->same_slots(*other.layout())) {
+    if (!parameters.same_slots(other)) {
         throw SymbolError("the " + what +
                           " were made for another network than the parameters; pass the "
                           "gradients and state of this network (optimizer.start(parameters) "
@@ -29,7 +29,7 @@ Parameters<T> zeros_like(const Parameters<T>& parameters) {
     for (const Tensor<T>& value : parameters.values()) {
         zeros.push_back(Tensor<T>::filled(value.shape(), T{0}));
     }
-    return Parameters<T>(parameters.layout(), std::move(zeros));
+    return parameters.with_values(std::move(zeros));
 }
 
 }  // namespace topos::detail

@@ -5,9 +5,9 @@
 #include "autodiff/scan_reads.hpp"
 #include "plan/backend_seam.hpp"
 #include "pattern/catalog.hpp"
-#include "pattern/election.hpp"
+#include "plan/election.hpp"
 #include "plan/arena.hpp"
-#include "plan/closure.hpp"
+#include "graph/closure.hpp"
 #include "plan/plan_state.hpp"
 
 #include <algorithm>

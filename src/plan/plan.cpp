@@ -2,6 +2,7 @@
 #include "graph/describe.hpp"
 #include "plan/host_steps.hpp"
 #include "plan/plan_state.hpp"
+#include "run/access.hpp"
 #include "run/interpreter.hpp"
 #include <topos/core/error.hpp>
 #include <topos/plan/plan.hpp>
@@ -58,7 +59,7 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
                                              std::span<const Feed<T>> feeds) {
     const auto& spec = plan.network->spec;
     const auto& layout = *plan.network->parameter_layout;
-    if (!parameters.layout()->same_slots(layout)) {
+    if (!detail::RunAccess::layout(parameters).same_slots(layout)) {
         throw SymbolError(
             "these parameters were made for another network (or for a version "
             "of this one with other parameter nodes); use network.parameters()");
@@ -151,7 +152,7 @@ Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>
                              ? detail::TensorAccess::adopt<T>(node.shape(), std::move(stored[slot]))
                              : *sources[static_cast<std::size_t>(plan.source_of_node[index])]);
     }
-    return Run<T>(plan.network, plan.run_layout, std::move(values));
+    return detail::RunAccess::run<T>(plan.network, plan.run_layout, std::move(values));
 }
 
 template <Element T>

@@ -4,6 +4,7 @@
 
 #include "plan/backend_seam.hpp"
 #include "graph/spec.hpp"
+#include "run/run_layout.hpp"
 #include "ops/op_info.hpp"
 #include "pattern/match.hpp"
 #include "plan/liveness.hpp"
@@ -52,7 +53,7 @@ struct ElectionLocations {
 template <Element T>
 struct PlanState {
     explicit PlanState(Entry<T> declared)
-        : entry(std::move(declared)), network(entry.network().state()) {}
+        : entry(std::move(declared)), network(GraphAccess::state(entry.network())) {}
 
     Entry<T> entry;
     std::shared_ptr<const NetworkState<T>> network;

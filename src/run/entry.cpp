@@ -1,6 +1,8 @@
+#include "graph/closure.hpp"
 #include "graph/spec.hpp"
-#include "plan/closure.hpp"
+#include "run/access.hpp"
 #include "run/interpreter.hpp"
+#include "run/run_layout.hpp"
 #include <topos/core/error.hpp>
 #include <topos/run/entry.hpp>
 
@@ -20,7 +22,7 @@ Entry<T>::Entry(Network<T> network, std::vector<Symbol> roots)
         throw EntryError("an entry needs at least one root: the values a run must compute");
     }
     for (const Symbol& root : roots_) {
-        network_.state()->spec.node(root, "Network::entry");
+        detail::GraphAccess::state(network_)->spec.node(root, "Network::entry");
     }
 }
 
@@ -28,7 +30,7 @@ template <Element T>
 Entry<T> Entry<T>::observe(const std::vector<Symbol>& values) const {
     Entry next = *this;
     for (const Symbol& value : values) {
-        network_.state()->spec.node(value, "Entry::observe");
+        detail::GraphAccess::state(network_)->spec.node(value, "Entry::observe");
         next.observed_.push_back(value);
     }
     return next;
@@ -76,7 +78,7 @@ Run<T> Entry<T>::interpret(const Parameters<T>& parameters,
 
 template <Element T>
 Run<T> Entry<T>::interpret(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const {
-    const auto& network = *network_.state();
+    const auto& network = *detail::GraphAccess::state(network_);
     const std::vector<Symbol> declared_values = declared();
     const std::vector<bool> scheduled = detail::ancestors(network.spec.nodes, declared_values);
     auto layout = std::make_shared<detail::RunLayout>();
@@ -92,13 +94,27 @@ Run<T> Entry<T>::interpret(const Parameters<T>& parameters, std::span<const Feed
     }
     layout->backward_ready = true;
     layout->declaration = "this entry";
-    return Run<T>(
-        network_.state(),
+    return detail::RunAccess::run<T>(
+        detail::GraphAccess::state(network_),
         std::move(layout),
         detail::interpret(network.spec, *network.parameter_layout, parameters, feeds, scheduled));
 }
 
+template <Element T>
+Entry<T> Network<T>::entry(std::initializer_list<Symbol> roots) const {
+    return Entry<T>(*this, std::vector<Symbol>(roots));
+}
+
+template <Element T>
+Entry<T> Network<T>::entry(const std::vector<Symbol>& roots) const {
+    return Entry<T>(*this, roots);
+}
+
 template class Entry<float>;
 template class Entry<double>;
+template Entry<float> Network<float>::entry(std::initializer_list<Symbol>) const;
+template Entry<double> Network<double>::entry(std::initializer_list<Symbol>) const;
+template Entry<float> Network<float>::entry(const std::vector<Symbol>&) const;
+template Entry<double> Network<double>::entry(const std::vector<Symbol>&) const;
 
 }  // namespace topos

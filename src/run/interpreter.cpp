@@ -1,4 +1,5 @@
 #include "run/interpreter.hpp"
+#include "run/access.hpp"
 
 #include "graph/node_view.hpp"
 #include "run/tally_scope.hpp"
@@ -49,7 +50,7 @@ std::vector<const Tensor<T>*> source_values(const Spec<T>& spec,
                                             const ParameterLayout& layout,
                                             const Parameters<T>& parameters,
                                             std::span<const Feed<T>> feeds) {
-    if (!parameters.layout()->same_slots(layout)) {
+    if (!RunAccess::layout(parameters).same_slots(layout)) {
         throw SymbolError(
             "these parameters were made for another network (or for a version "
             "of this one with other parameter nodes); use network.parameters()");

@@ -1,29 +1,10 @@
+#include "graph/parameter_layout.hpp"
 #include <topos/core/error.hpp>
 #include <topos/run/parameters.hpp>
 
 #include <algorithm>
 
 namespace topos {
-
-namespace detail {
-
-std::size_t ParameterLayout::slot(Symbol symbol) const {
-    const bool ours = symbol.index() < slot_of_node.size() &&
-                      std::ranges::find(lineage, symbol.lineage()) != lineage.end();
-    if (!ours || slot_of_node[symbol.index()] < 0 ||
-        symbols[static_cast<std::size_t>(slot_of_node[symbol.index()])] != symbol) {
-        throw SymbolError("symbol %" + std::to_string(symbol.index()) +
-                          " does not name a parameter of the network these parameters were "
-                          "made for");
-    }
-    return static_cast<std::size_t>(slot_of_node[symbol.index()]);
-}
-
-bool ParameterLayout::same_slots(const ParameterLayout& other) const {
-    return this == &other || symbols == other.symbols;
-}
-
-}  // namespace detail
 
 template <Element T>
 Parameters<T>::Parameters(std::shared_ptr<const detail::ParameterLayout> layout,
@@ -34,6 +15,16 @@ Parameters<T>::Parameters(std::shared_ptr<const detail::ParameterLayout> layout,
                     " payloads, one per parameter node; " + std::to_string(values_.size()) +
                     " were given");
     }
+}
+
+template <Element T>
+const Tensor<T>& Parameters<T>::of(Symbol parameter) const {
+    return values_[layout_->slot(parameter)];
+}
+
+template <Element T>
+std::span<const Symbol> Parameters<T>::symbols() const {
+    return layout_->symbols;
 }
 
 template <Element T>
@@ -50,8 +41,31 @@ Parameters<T> Parameters<T>::with(Symbol parameter, Tensor<T> value) const {
 }
 
 template <Element T>
+Parameters<T> Parameters<T>::with_values(std::vector<Tensor<T>> values) const {
+    if (values.size() != values_.size()) {
+        throw Error("with_values needs " + std::to_string(values_.size()) +
+                    " payloads, one per parameter slot; " + std::to_string(values.size()) +
+                    " were given");
+    }
+    for (std::size_t slot = 0; slot < values.size(); ++slot) {
+        if (!(values[slot].shape() == values_[slot].shape())) {
+            throw ShapeError("parameter %" + std::to_string(layout_->symbols[slot].index()) +
+                             " (slot " + std::to_string(slot) + ") has shape " +
+                             values_[slot].shape().str() + "; a replacement of shape " +
+                             values[slot].shape().str() + " does not fit");
+        }
+    }
+    return Parameters(layout_, std::move(values));
+}
+
+template <Element T>
+bool Parameters<T>::same_slots(const Parameters& other) const {
+    return layout_->same_slots(*other.layout_);
+}
+
+template <Element T>
 void Parameters<T>::check_same_slots(const Parameters& other) const {
-    if (!layout_->same_slots(*other.layout_)) {
+    if (!same_slots(other)) {
         throw SymbolError(
             "step needs gradients over the same parameters; these were made for "
             "another network");

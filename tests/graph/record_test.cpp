@@ -2,10 +2,13 @@
 // operand nodes and their shapes and say how to fix the call; nothing appended
 // when a check fails; numpy broadcasting spelled out as explicit nodes; sealed
 // tapes and mixed tapes refused; reopening; Tape::record's tuple.
+#include <topos/autodiff/adjoints.hpp>
 #include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/run/parameters.hpp>
+#include <topos/run/run.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -91,7 +91,7 @@ Parameters<T> redrawn(const Network<T>& network, std::uint64_t seed) {
     for (const Tensor<T>& value : initial.values()) {
         values.push_back(init::normal(seed++, 1.0)(value.shape()));
     }
-    return Parameters<T>(initial.layout(), values);
+    return initial.with_values(values);
 }
 
 template <Element T>

@@ -35,7 +35,7 @@ Parameters<double> drawn(const Parameters<double>& like, std::uint64_t seed) {
     for (const Tensor<double>& value : like.values()) {
         values.push_back(init::normal(seed++, 1.0)(value.shape()));
     }
-    return Parameters<double>(like.layout(), values);
+    return like.with_values(values);
 }
 
 Parameters<double> scalar_parameter(double value) {
@@ -45,7 +45,7 @@ Parameters<double> scalar_parameter(double value) {
 }
 
 Parameters<double> like_with(const Parameters<double>& like, double value) {
-    return Parameters<double>(like.layout(), {Tensor<double>(value)});
+    return like.with_values({Tensor<double>(value)});
 }
 
 // The parameters as one flat list of long doubles, slot after slot.
@@ -227,7 +227,7 @@ TEST(Optimizers, WorkOnFloatParameters) {
     Tape<float> tape;
     (void)tape.parameter(Tensor<float>(Shape{2}, {1.0f, -1.0f}));
     const Parameters<float> p = std::move(tape).into_network().parameters();
-    const Parameters<float> g(p.layout(), {Tensor<float>(Shape{2}, {0.5f, -0.5f})});
+    const Parameters<float> g = p.with_values({Tensor<float>(Shape{2}, {0.5f, -0.5f})});
     const optim::Adam adam({.learning_rate = 0.1});
     const auto [next, state] = adam.step(p, g, adam.start(p));
     EXPECT_NEAR(next.values()[0].data()[0], 0.9f, 1e-6f);

@@ -11,7 +11,7 @@ namespace topos {
 namespace {
 
 struct Branches {
-    Network<double> network{nullptr};
+    Network<double> network;
     Symbol input;
     Symbol root;
 };
@@ -21,11 +21,8 @@ Branches branches() {
     auto x = tape.input(Tensor<double>({3}, {0.5, -1.0, 2.0}));
     auto scale = tape.parameter(Tensor<double>({3}, {1.5, 2.0, -0.5}));
     auto inner = (x * scale).tanh();
-    Branches graph;
-    graph.input = x;
-    graph.root = (inner * inner).sum();
-    graph.network = std::move(tape).into_network();
-    return graph;
+    const auto root = (inner * inner).sum();
+    return Branches{std::move(tape).into_network(), x, root};
 }
 
 TEST(Plan, ServesManyThreadsAtOnce) {

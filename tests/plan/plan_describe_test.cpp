@@ -7,7 +7,7 @@ namespace topos {
 namespace {
 
 struct Walkthrough {
-    Network<float> network{nullptr};
+    Network<float> network;
     Symbol weights;
     Symbol hidden;
     Symbol loss;
@@ -19,12 +19,7 @@ Walkthrough walkthrough() {
     auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
     auto hidden = input.matmul(weights).tanh();
     auto loss = (hidden * hidden).sum();
-    Walkthrough graph;
-    graph.weights = weights;
-    graph.hidden = hidden;
-    graph.loss = loss;
-    graph.network = std::move(tape).into_network();
-    return graph;
+    return Walkthrough{std::move(tape).into_network(), weights, hidden, loss};
 }
 
 TEST(PlanDescribe, PrintsTheGettingStartedPlan) {

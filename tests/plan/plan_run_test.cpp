@@ -14,7 +14,7 @@ using ::testing::HasSubstr;
 
 // Two branches off one input: a root and a value nobody declares.
 struct Branches {
-    Network<double> network{nullptr};
+    Network<double> network;
     Symbol input;
     Symbol scale;
     Symbol inner;
@@ -29,14 +29,7 @@ Branches branches() {
     auto inner = (x * scale).tanh();
     auto root = (inner * inner).sum();
     auto other = x.exp().sum();
-    Branches graph;
-    graph.input = x;
-    graph.scale = scale;
-    graph.inner = inner;
-    graph.root = root;
-    graph.other = other;
-    graph.network = std::move(tape).into_network();
-    return graph;
+    return Branches{std::move(tape).into_network(), x, scale, inner, root, other};
 }
 
 // The interpreter reports every node it evaluates to the active tally.

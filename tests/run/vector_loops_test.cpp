@@ -6,14 +6,15 @@
 // convolution's gradients give the portable loops' bits.
 #include "support/bit_equal.hpp"
 #include "support/op_specs.hpp"
+#include <topos/autodiff/adjoints.hpp>
 #include <topos/core/isa.hpp>
+#include <topos/core/threads.hpp>
 #include <topos/graph/compositions.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/init.hpp>
 #include <topos/plan/plan.hpp>
-#include <topos/core/threads.hpp>
 
 #include <gtest/gtest.h>
 

@@ -77,7 +77,7 @@ inline topos::Value<float> attend_one(const topos::CausalSelfAttention<float>& a
     updated.values = written(cache.values, split_token(attention.value().express(h), heads), at);
     const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(width / heads)));
     const auto scores = q.matmul(updated.keys.transpose()) * scale;  // [heads, 1, context]
-    topos::Tape<float> tape(h.tape_state());
+    topos::Tape<float> tape = h.tape();
     const auto hidden = tape.leaf(std::numeric_limits<float>::lowest());
     const auto weights = topos::where(at.visible, scores, hidden).softmax(2);
     return attention.output().express(

@@ -7,9 +7,8 @@
 #include <topos/core/tensor.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/graph/symbol.hpp>
-#include <topos/run/parameters.hpp>
-#include <topos/run/run.hpp>
 
+#include <concepts>
 #include <initializer_list>
 #include <memory>
 #include <ranges>
@@ -22,15 +21,26 @@ namespace topos {
 template <Element T>
 class Tape;
 
+// Declared by the layers that define them: <topos/run/run.hpp>,
+// <topos/run/parameters.hpp>, <topos/run/entry.hpp> (or <topos/topos.hpp>).
+template <Element T>
+class Run;
+template <Element T>
+class Parameters;
+template <Element T>
+struct Feed;
 template <Element T>
 class Entry;
+
+namespace detail {
+template <Element T>
+struct NetworkState;
+struct GraphAccess;
+}  // namespace detail
 
 template <Element T>
 class Network {
 public:
-    explicit Network(std::shared_ptr<const detail::NetworkState<T>> state)
-        : state_(std::move(state)) {}
-
     // One Node per recorded line; position is the node index.
     std::span<const Node> nodes() const;
 
@@ -40,7 +50,8 @@ public:
     // The table of Tape::describe, with a `network:` summary line.
     std::string describe() const;
 
-    // The recorded initial payloads of the parameters.
+    // The recorded initial payloads of the parameters. Defined, with forward and
+    // entry, by the engine layer.
     Parameters<T> parameters() const;
 
     // Evaluates every node. Feeds overlay the inputs' recorded defaults. Throws
@@ -56,6 +67,7 @@ public:
     Entry<T> entry(const std::vector<Symbol>& roots) const;
 
     template <std::ranges::input_range Range>
+        requires(!std::same_as<Range, std::vector<Symbol>>)
     Entry<T> entry(const Range& roots) const {
         std::vector<Symbol> symbols;
         for (const auto& root : roots) {
@@ -68,9 +80,12 @@ public:
     // unchanged, and its symbols stay valid on what the new tape seals into.
     Tape<T> reopen() const;
 
-    const std::shared_ptr<const detail::NetworkState<T>>& state() const { return state_; }
-
 private:
+    friend struct detail::GraphAccess;
+
+    explicit Network(std::shared_ptr<const detail::NetworkState<T>> state)
+        : state_(std::move(state)) {}
+
     std::shared_ptr<const detail::NetworkState<T>> state_;
 };
 

@@ -4,7 +4,6 @@
 // tape and its values refuse further recording after that.
 #pragma once
 
-#include <topos/autodiff/adjoints.hpp>
 #include <topos/core/tensor.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
@@ -12,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <concepts>
 #include <initializer_list>
 #include <memory>
 #include <ranges>
@@ -22,6 +22,16 @@
 #include <vector>
 
 namespace topos {
+
+// What differentiate records; defined in <topos/autodiff/adjoints.hpp>.
+template <Element T>
+class Adjoints;
+
+namespace detail {
+template <Element T>
+struct TapeState;
+struct GraphAccess;
+}  // namespace detail
 
 template <Element T>
 class Tape {
@@ -59,10 +69,12 @@ public:
 
     // Records d target / d v for each v in `wrt` as ordinary nodes, built from
     // each opcode's derivative rule (the rules the reverse scan computes with).
-    // The target must be rank 0 (GradientError otherwise; see vjp).
+    // The target must be rank 0 (GradientError otherwise; see vjp). Defined,
+    // with vjp, by the autodiff layer.
     Adjoints<T> differentiate(const Value<T>& target, std::initializer_list<Symbol> wrt);
 
     template <std::ranges::input_range Range>
+        requires(!std::same_as<Range, std::vector<Symbol>>)
     Adjoints<T> differentiate(const Value<T>& target, const Range& wrt) {
         return differentiate(target, symbols_of(wrt));
     }
@@ -76,6 +88,7 @@ public:
                     std::initializer_list<Symbol> wrt);
 
     template <std::ranges::input_range Range>
+        requires(!std::same_as<Range, std::vector<Symbol>>)
     Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, const Range& wrt) {
         return vjp(target, seed, symbols_of(wrt));
     }
@@ -95,12 +108,11 @@ public:
         return std::tuple_cat(std::tuple<Network<T>>(std::move(network)), std::move(detached));
     }
 
-    // Internal: constructs a tape around an existing recording state.
+private:
+    friend struct detail::GraphAccess;
+
     explicit Tape(std::shared_ptr<detail::TapeState<T>> state) : state_(std::move(state)) {}
 
-    const std::shared_ptr<detail::TapeState<T>>& state() const { return state_; }
-
-private:
     template <class Range>
     static std::vector<Symbol> symbols_of(const Range& values) {
         std::vector<Symbol> symbols;

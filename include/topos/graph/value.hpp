@@ -20,6 +20,7 @@ namespace topos {
 namespace detail {
 template <Element T>
 struct TapeState;
+struct GraphAccess;
 }  // namespace detail
 
 template <Element T>
@@ -28,9 +29,6 @@ class Tape;
 template <Element T>
 class Value {
 public:
-    Value(std::shared_ptr<detail::TapeState<T>> tape, std::uint32_t index)
-        : tape_(std::move(tape)), index_(index) {}
-
     std::uint32_t index() const { return index_; }
 
     // By value: recording more nodes may move the tape's storage.
@@ -128,9 +126,17 @@ public:
                 std::initializer_list<Value> operands,
                 Attributes attributes = {}) const;
 
-    const std::shared_ptr<detail::TapeState<T>>& tape_state() const { return tape_; }
+    // The tape this value was recorded on, to record more beside it (a leaf, an
+    // input): another handle to the same recording, so sealing through either
+    // seals both.
+    Tape<T> tape() const;
 
 private:
+    friend struct detail::GraphAccess;
+
+    Value(std::shared_ptr<detail::TapeState<T>> tape, std::uint32_t index)
+        : tape_(std::move(tape)), index_(index) {}
+
     std::shared_ptr<detail::TapeState<T>> tape_;
     std::uint32_t index_;
 };

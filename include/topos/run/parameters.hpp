@@ -16,39 +16,35 @@
 namespace topos {
 
 namespace detail {
-
-// Which nodes of which network the slots stand for; shared by all Parameters
-// made from one network.
-struct ParameterLayout {
-    std::vector<std::uint64_t> lineage;  // the network's tape and its ancestors
-    std::vector<Symbol> symbols;         // one per slot, in node order
-    std::vector<std::int32_t> slot_of_node;
-
-    // The slot of `symbol`; throws SymbolError when it names no parameter here.
-    std::size_t slot(Symbol symbol) const;
-    bool same_slots(const ParameterLayout& other) const;
-};
-
+struct ParameterLayout;
+struct RunAccess;
 }  // namespace detail
 
 template <Element T>
 class Parameters {
 public:
-    Parameters(std::shared_ptr<const detail::ParameterLayout> layout,
-               std::vector<Tensor<T>> values);
-
     // The payload of one parameter; throws SymbolError when `parameter` is not a
     // Parameter node of this network.
-    const Tensor<T>& of(Symbol parameter) const { return values_[layout_->slot(parameter)]; }
+    const Tensor<T>& of(Symbol parameter) const;
 
     std::size_t size() const { return values_.size(); }
 
-    std::span<const Symbol> symbols() const { return layout_->symbols; }
+    // The parameter nodes, slot by slot (node order).
+    std::span<const Symbol> symbols() const;
 
     std::span<const Tensor<T>> values() const { return values_; }
 
-    // A copy with one slot replaced; the shape must match.
+    // A copy with one slot replaced; the shape must match (ShapeError).
     Parameters with(Symbol parameter, Tensor<T> value) const;
+
+    // A copy with every slot replaced, in slot order: what an optimizer returns.
+    // Throws Error for a count other than size(), ShapeError for a value whose
+    // shape differs from its slot's.
+    Parameters with_values(std::vector<Tensor<T>> values) const;
+
+    // Whether `other` has the same slots: made for this network (or for a
+    // version of it with the same parameter nodes).
+    bool same_slots(const Parameters& other) const;
 
     // The next parameters: update(current, gradient) for every slot. Throws
     // SymbolError when `gradients` was made for another network.
@@ -63,9 +59,12 @@ public:
         return Parameters(layout_, std::move(next));
     }
 
-    const std::shared_ptr<const detail::ParameterLayout>& layout() const { return layout_; }
-
 private:
+    friend struct detail::RunAccess;
+
+    Parameters(std::shared_ptr<const detail::ParameterLayout> layout,
+               std::vector<Tensor<T>> values);
+
     void check_same_slots(const Parameters& other) const;
 
     std::shared_ptr<const detail::ParameterLayout> layout_;

@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
 namespace topos {
@@ -21,19 +20,10 @@ template <Element T>
 class Adjoints;
 
 namespace detail {
-
 template <Element T>
 struct NetworkState;
-
-// Which nodes a run stores and which of them it may show; shared by every run of
-// one plan or entry, so a run carries only its values.
-struct RunLayout {
-    std::vector<std::int32_t> slot;  // by node index: where the value is stored, or -1
-    std::vector<bool> readable;      // by node index: declared readable
-    bool backward_ready = false;     // stores everything the reverse scan reads
-    std::string declaration;         // how the run was declared, for error messages
-};
-
+struct RunLayout;
+struct RunAccess;
 }  // namespace detail
 
 template <Element T>
@@ -45,10 +35,6 @@ struct Feed {
 template <Element T>
 class Field {
 public:
-    Field(std::shared_ptr<const detail::NetworkState<T>> network,
-          std::vector<Tensor<T>> adjoints,
-          std::vector<bool> reached);
-
     // d target / d node. A node the target does not depend on gets zeros of its shape.
     Tensor<T> of(Symbol node) const;
 
@@ -57,6 +43,12 @@ public:
     Parameters<T> parameters(const Parameters<T>& like) const;
 
 private:
+    friend struct detail::RunAccess;
+
+    Field(std::shared_ptr<const detail::NetworkState<T>> network,
+          std::vector<Tensor<T>> adjoints,
+          std::vector<bool> reached);
+
     std::shared_ptr<const detail::NetworkState<T>> network_;
     std::vector<Tensor<T>> adjoints_;
     std::vector<bool> reached_;
@@ -73,21 +65,25 @@ public:
     // contributions of a value's several readers summed in reader order. Throws
     // GradientError for a non-scalar target, ReadError when the run did not keep
     // what the scan reads (a plan's run needs an entry lowered with .backward()).
+    // Defined by the autodiff layer (<topos/autodiff/adjoints.hpp>).
     Field<T> backward(Symbol target) const;
 
     Network<T> network() const;
 
     // The recorded gradients this run computed, one per parameter slot (zeros
     // where a parameter was not differentiated against), ready for
-    // Parameters::step. Each gradient must be readable in this run.
+    // Parameters::step. Each gradient must be readable in this run. Defined by
+    // the autodiff layer.
     Parameters<T> recorded_gradients(const Adjoints<T>& adjoints) const;
+
+private:
+    friend struct detail::RunAccess;
 
     // Assembled by the interpreter, entries and plans: `values` by the layout's slots.
     Run(std::shared_ptr<const detail::NetworkState<T>> network,
         std::shared_ptr<const detail::RunLayout> layout,
         std::vector<Tensor<T>> values);
 
-private:
     std::shared_ptr<const detail::NetworkState<T>> network_;
     std::shared_ptr<const detail::RunLayout> layout_;
     std::vector<Tensor<T>> values_;

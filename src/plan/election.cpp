@@ -1,4 +1,4 @@
-#include "pattern/election.hpp"
+#include "plan/election.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "plan/closure.hpp"
+#include "graph/closure.hpp"
 
 namespace topos::detail {
 
