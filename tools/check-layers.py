@@ -238,7 +238,8 @@ def main(argv):
     for problem in problems:
         print(problem)
     if problems:
-        print(f"check-layers: {len(problems)} problems in {root}")
+        noun = "problem" if len(problems) == 1 else "problems"
+        print(f"check-layers: {len(problems)} {noun} in {root}")
         return 1
     print(f"check-layers: {len(edges)} includes between folders, all pointing down; no cycle")
     return 0
