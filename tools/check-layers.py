@@ -200,18 +200,18 @@ def cycle_problems(edges):
 
 
 def table(edges, ranks):
-    """The layers as Markdown: each folder and the lower folders it includes."""
+    """The layers as Markdown: each folder and the other folders it includes."""
     reads = {}
     for _, _, _, source, target in edges:
         reads.setdefault(source, {}).setdefault(target, 0)
         reads[source][target] += 1
-    rows = ["| layer | folder | includes (folder: #include lines) |",
+    rows = ["| layer | folder | includes headers of |",
             "| --- | --- | --- |"]
     for rank, (layer, folders) in enumerate(LAYERS):
         for folder in folders:
             targets = reads.get(folder, {})
             ordered = sorted(targets, key=lambda t: (ranks.get(t, -1), t))
-            listed = ", ".join(f"{t}: {targets[t]}" for t in ordered) or "nothing"
+            listed = ", ".join(f"`{t}/`" for t in ordered) or "nothing but its own"
             rows.append(f"| {rank + 1}. {layer} | `{folder}/` | {listed} |")
     return "\n".join(rows) + "\n"
 

@@ -131,6 +131,7 @@ UNARY = {
     "cosine": periodic(math.cos),
     "tanh": math.tanh,
     "logistic": logistic,
+    "floor": lambda a: a if math.isinf(a) or math.isnan(a) or a == 0 else float(math.floor(a)),
 }
 BINARY = {
     "add": lambda a, b: a + b,

@@ -273,6 +273,13 @@ std::vector<Function> functions() {
                 "x in 1 +/- [2^-20, 2^-10), y in (-2^14, 2^14)",
                 -0x1p14,
                 0x1p14}}},
+        // Last, so that adding it left the seeds (and rows) of the functions above unchanged.
+        {"silu",
+         one([](double x) { return ex::silu(x); }),
+         one([](float x) { return ex::silu(x); }),
+         ref1([](long double x) { return x / (1.0L + std::exp(-x)); }),
+         {u(-50, 50), u(-760, -40), lu(-40, 6), lu(-1074, -40)},
+         {u(-110, 30), lu(-20, 6), lu(-149, -20)}},
     };
 }
 

@@ -4,16 +4,18 @@
 // lowering, and returns the declared values in declaration order. An elected
 // pattern that raises (emit/raise.hpp) is emitted at its root as the named
 // operation it stands for, and its interior emits nothing.
-#include "hlo/builder.hpp"
-#include "hlo/module.hpp"
-#include "hlo/literals.hpp"
-#include "emit/raise.hpp"
 #include "graph/node_view.hpp"
+#include "hlo/builder.hpp"
+#include "hlo/literals.hpp"
+#include "hlo/module.hpp"
+#include "pattern/catalog.hpp"
 #include "plan/plan_state.hpp"
 #include <topos/core/error.hpp>
 #include <topos/emit/stablehlo.hpp>
 #include <topos/plan/plan.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <vector>
@@ -21,6 +23,25 @@
 namespace topos {
 namespace detail {
 namespace {
+
+// What raising reads of the plan's network: the uniform value of a Leaf.
+template <Element T>
+RaiseContext raise_context(const PlanState<T>& plan) {
+    const Spec<T>& spec = plan.network->spec;
+    const auto uniform_leaf = [&spec](std::uint32_t node) -> std::optional<double> {
+        if (spec.nodes[node].opcode() != Opcode::Leaf) {
+            return std::nullopt;
+        }
+        const std::span<const T> values = spec.payload(node).data();
+        if (values.empty() || !std::all_of(values.begin(), values.end(), [&](T value) {
+                return value == values.front();
+            })) {
+            return std::nullopt;
+        }
+        return static_cast<double>(values.front());
+    };
+    return {uniform_leaf, std::same_as<T, float>};
+}
 
 // What the elections make of each node: the raised election rooted there, and
 // whether it emits nothing: a node a raised election covers that no emitted
@@ -35,11 +56,13 @@ struct Raising {
 // Roots and covered nodes of the elections that raise; `written` marks their
 // results, which the root's operation produces.
 template <Element T>
-Raising raised_elections(const PlanState<T>& plan, std::vector<bool>& written) {
+Raising raised_elections(const PlanState<T>& plan,
+                         const RaiseContext& context,
+                         std::vector<bool>& written) {
     const std::size_t count = plan.network->spec.nodes.size();
     Raising raising{std::vector<const Match*>(count, nullptr), std::vector<bool>(count, false)};
     for (const Election& election : plan.elections) {
-        if (!raises(plan, election)) {
+        if (!raises(election.match, context)) {
             continue;
         }
         const Match& match = election.match;
@@ -86,9 +109,9 @@ void emit_what_is_read(const PlanState<T>& plan,
 }
 
 template <Element T>
-Raising raising_of(const PlanState<T>& plan) {
+Raising raising_of(const PlanState<T>& plan, const RaiseContext& context) {
     std::vector<bool> written(plan.network->spec.nodes.size(), false);
-    Raising raising = raised_elections(plan, written);
+    Raising raising = raised_elections(plan, context, written);
     emit_what_is_read(plan, written, raising);
     return raising;
 }
@@ -101,10 +124,11 @@ HloSite site_of(const Node& node) {
 template <Element T>
 void raise_at_root(HloBuilder& build,
                    const PlanState<T>& plan,
+                   const RaiseContext& context,
                    const Match& match,
                    std::span<HloValue> values) {
     build.begin(site_of(plan.network->spec.nodes[match.root]));
-    const std::vector<HloValue> results = raise(build, plan, match);
+    const std::vector<HloValue> results = raise(build, match, context);
     values[match.root] = build.finish(results[0]);
     for (std::size_t i = 1; i < results.size(); ++i) {
         values[match.results[i]] = results[i];
@@ -129,14 +153,15 @@ HloModule module_of(const PlanState<T>& plan) {
     module.real_type = std::same_as<T, float> ? "f32" : "f64";
     std::vector<HloValue> values(plan.network->spec.nodes.size());
     HloBuilder build(module, values);
-    const Raising raising = raising_of(plan);
+    const RaiseContext context = raise_context(plan);
+    const Raising raising = raising_of(plan, context);
     for (const Node& node : plan.nodes) {
         const Opcode opcode = node.opcode();
         if (raising.silent[node.index()]) {
             continue;
         }
         if (raising.rooted[node.index()] != nullptr) {
-            raise_at_root(build, plan, *raising.rooted[node.index()], values);
+            raise_at_root(build, plan, context, *raising.rooted[node.index()], values);
         } else if (opcode == Opcode::Parameter || opcode == Opcode::Input) {
             const std::string name = "arg" + std::to_string(module.main.arguments.size());
             values[node.index()] = module.add_value({node.shape(), HloElement::Real}, name);

@@ -6,13 +6,12 @@
 // sees the reference's fma chain; no thread ever takes part of an element's k.
 #include "kernels/gemm.hpp"
 
+#include "core/thread_pool.hpp"
 #include "kernels/micro_kernel.hpp"
 #include "kernels/pack.hpp"
-#include "core/thread_pool.hpp"
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <vector>
 
 namespace topos::detail {
@@ -165,11 +164,6 @@ void run_tasks(std::size_t count, std::size_t threads, Task&& task) {
     }
 }
 
-std::atomic<std::size_t>& parallel_threshold() {
-    static std::atomic<std::size_t> multiply_adds{std::size_t{1} << 22};
-    return multiply_adds;
-}
-
 template <Element T>
 void multiply_k_block(const Product<T>& product, const PackedB<T>& b, std::size_t threads) {
     const TileGrid grid = tile_grid(product.kernel, product.rows, b.count, threads);
@@ -233,7 +227,8 @@ MicroKernel<T> micro_kernel(Isa isa) {
 }  // namespace
 
 template <Element T>
-void gemm_with(Isa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
+void gemm_with(
+    GemmOptions options, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
     if (e.batches == 0 || e.rows == 0 || e.columns == 0) {
         return;
     }
@@ -241,7 +236,7 @@ void gemm_with(Isa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixT
         fill_zeros(e, c);
         return;
     }
-    const MicroKernel<T> kernel = micro_kernel<T>(isa);
+    const MicroKernel<T> kernel = micro_kernel<T>(options.isa);
     const auto product_of = [&](std::size_t batch) {
         const auto at = static_cast<std::ptrdiff_t>(batch);
         return Product<T>{kernel,
@@ -254,9 +249,8 @@ void gemm_with(Isa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixT
                           e.columns};
     };
     const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
-    const std::size_t threads = multiply_adds < parallel_threshold().load(std::memory_order_relaxed)
-                                    ? 1
-                                    : ThreadPool::instance().thread_count();
+    const std::size_t threads =
+        multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
     const bool batches_in_parallel =
         threads > 1 && e.batches >= threads &&
         tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;
@@ -270,13 +264,9 @@ void gemm_with(Isa isa, GemmExtents e, MatrixView<T> a, MatrixView<T> b, MatrixT
     }
 }
 
-std::size_t set_gemm_parallel_threshold(std::size_t multiply_adds) {
-    return parallel_threshold().exchange(multiply_adds);
-}
-
 template <Element T>
 void gemm(GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c) {
-    gemm_with(isa(), extents, a, b, c);
+    gemm_with(GemmOptions{}, extents, a, b, c);
 }
 
 template void gemm<float>(GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
@@ -285,9 +275,9 @@ template void gemm<double>(GemmExtents,
                            MatrixView<double>,
                            MatrixTarget<double>);
 template void gemm_with<float>(
-    Isa, GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
+    GemmOptions, GemmExtents, MatrixView<float>, MatrixView<float>, MatrixTarget<float>);
 template void gemm_with<double>(
-    Isa, GemmExtents, MatrixView<double>, MatrixView<double>, MatrixTarget<double>);
+    GemmOptions, GemmExtents, MatrixView<double>, MatrixView<double>, MatrixTarget<double>);
 
 template <Element T>
 void multiply_matrices(

@@ -6,7 +6,7 @@
 // reference loop's for every size, layout, micro-kernel and thread count. The
 // kernel is register- and cache-blocked (packed panels, k blocks continued from
 // the stored partial sums) and splits independent output tiles, never k, over
-// the library's thread pool.
+// the library's thread pool when a product is large enough (GemmOptions).
 #pragma once
 
 #include <topos/core/isa.hpp>
@@ -44,22 +44,28 @@ struct MatrixTarget {
     std::ptrdiff_t batch_stride;
 };
 
-// The product with the micro-kernel of topos::isa().
+// How gemm_with runs a product; the defaults are what gemm() uses.
+struct GemmOptions {
+    // The micro-kernel's instruction set, one of supported_isas(); by default
+    // topos::isa() when the options are made.
+    Isa isa = topos::isa();
+    // Products of fewer multiply-adds than this (batches x rows x depth x
+    // columns) run on the calling thread alone: below some 60 microseconds of
+    // work, starting a region on the pool costs more than the other threads
+    // save. 0 cuts even the smallest product into tiles over the pool (as the
+    // tests do, so that small shapes exercise every tiling).
+    std::size_t parallel_threshold = std::size_t{1} << 22;
+};
+
+// The product with the default options: the micro-kernel of topos::isa().
 template <Element T>
 void gemm(GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c);
 
-// The product with the micro-kernel of `isa`, which must be one of
-// supported_isas(); for tests and benchmarks.
+// The product with the given options; for tests and benchmarks. The result is
+// the same bits for every option.
 template <Element T>
 void gemm_with(
-    Isa isa, GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c);
-
-// Products of fewer multiply-adds than this (1 << 22 by default, some 60
-// microseconds of work) run on the calling thread alone: starting a region on
-// the pool would cost more than the other threads save. Returns the previous
-// value; tests set 0 so that even small products are cut into tiles over the
-// pool.
-std::size_t set_gemm_parallel_threshold(std::size_t multiply_adds);
+    GemmOptions options, GemmExtents extents, MatrixView<T> a, MatrixView<T> b, MatrixTarget<T> c);
 
 // Row-major a [rows, depth] times b [depth, columns] into out [rows, columns],
 // by gemm().

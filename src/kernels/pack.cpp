@@ -39,14 +39,16 @@ T* pack_buffer(PackSide side, std::size_t elements) {
     return (side == PackSide::A ? a_side : b_side).reserve(elements);
 }
 
+// The packing loops start on a cache line: where the linker happened to place
+// them moved small float products by a few percent.
 template <Element T>
-void pack_a(Plane<T> a,
-            std::size_t row_first,
-            std::size_t rows,
-            std::size_t depth_first,
-            std::size_t depth,
-            std::size_t panel_rows,
-            T* out) {
+[[gnu::aligned(64)]] void pack_a(Plane<T> a,
+                                 std::size_t row_first,
+                                 std::size_t rows,
+                                 std::size_t depth_first,
+                                 std::size_t depth,
+                                 std::size_t panel_rows,
+                                 T* out) {
     for (std::size_t panel = 0; panel < rows; panel += panel_rows) {
         const std::size_t filled = std::min(panel_rows, rows - panel);
         for (std::size_t p = 0; p < depth; ++p) {
@@ -61,13 +63,13 @@ void pack_a(Plane<T> a,
 }
 
 template <Element T>
-void pack_b(Plane<T> b,
-            std::size_t depth_first,
-            std::size_t depth,
-            std::size_t column_first,
-            std::size_t columns,
-            std::size_t panel_columns,
-            T* out) {
+[[gnu::aligned(64)]] void pack_b(Plane<T> b,
+                                 std::size_t depth_first,
+                                 std::size_t depth,
+                                 std::size_t column_first,
+                                 std::size_t columns,
+                                 std::size_t panel_columns,
+                                 T* out) {
     for (std::size_t panel = 0; panel < columns; panel += panel_columns) {
         const std::size_t filled = std::min(panel_columns, columns - panel);
         for (std::size_t p = 0; p < depth; ++p) {

@@ -1,6 +1,6 @@
 // StableHLO compositions the op rows share (see lowering.hpp).
 //
-// erf follows src/core/exact_math.hpp piece by piece, in plain arithmetic of the
+// erf follows src/core/exact_math/erf.hpp piece by piece, in plain arithmetic of the
 // plan's type: erf(x) = x + x q(x^2) for |x| < 0.75; above, erfc(u) = exp(-u^2)
 // R(u) with R the fit of exp(u^2) erfc(u) on [0.75, 2) and [2, 3) (polynomials
 // in u - centre) and on [3, 28] (u R(u) a polynomial in 1/u^2 - centre). Each

@@ -17,6 +17,15 @@
 namespace topos::detail {
 namespace {
 
+// Batch normalisation of [N, C, ...] over every axis but axis 1. Inputs: the
+// input, gamma, beta, epsilon (a [C] leaf), then for training the two count
+// leaves of the means, for inference the mean and the variance. Training
+// results: the output, then the mean and the variance.
+struct BatchNormGeometry {
+    Shape shape;
+    bool training = false;
+};
+
 // Operands of a binary node with `opcode`, when `index` is one.
 std::optional<std::array<std::uint32_t, 2>> binary(const SpecView& spec,
                                                    std::uint32_t index,
@@ -175,41 +184,49 @@ void channel_sums(const Shape& shape, Term term, T* out) {
     }
 }
 
-}  // namespace
-
-std::optional<Match> match_batch_norm(const SpecView& spec, std::uint32_t root) {
+// The batch's own statistics: the mean and the variance as channel sums of
+// the input and of the centred value squared, over counts.
+std::optional<Match> match_training(const SpecView& spec, std::uint32_t root) {
     std::optional<Normalisation> n = normalisation_at(spec, root);
     if (!n) {
         return std::nullopt;
     }
     const Shape& like = spec[root].shape();
     const std::optional<Statistic> mean = statistic_of(spec, n->mean, n->input, like);
-    std::optional<Statistic> variance;
-    if (mean) {
-        const std::optional<ChannelSums> sums =
-            spec.as(n->variance, Opcode::Div)
-                ? channel_sums_of(spec, spec[n->variance].operands()[0], like)
-                : std::nullopt;
-        const Node* square = sums ? spec.as(sums->source, Opcode::Square) : nullptr;
-        if (square != nullptr && square->operands()[0] == n->centred) {
-            variance = statistic_of(spec, n->variance, sums->source, like);
-            if (variance) {
-                variance->nodes.push_back(sums->source);
-            }
-        }
+    if (!mean) {
+        return std::nullopt;
     }
-    if (mean && variance) {
-        std::vector<std::uint32_t> nodes = n->nodes;
-        append(nodes, mean->nodes);
-        append(nodes, variance->nodes);
-        nodes.push_back(n->centred);
-        return batch_norm_match(
-            root,
-            std::move(nodes),
-            {root, mean->value, variance->value},
-            {n->input, n->gamma, n->beta, n->epsilon, mean->count, variance->count},
-            like,
-            true);
+    const std::optional<ChannelSums> sums =
+        spec.as(n->variance, Opcode::Div)
+            ? channel_sums_of(spec, spec[n->variance].operands()[0], like)
+            : std::nullopt;
+    const Node* square = sums ? spec.as(sums->source, Opcode::Square) : nullptr;
+    if (square == nullptr || square->operands()[0] != n->centred) {
+        return std::nullopt;
+    }
+    std::optional<Statistic> variance = statistic_of(spec, n->variance, sums->source, like);
+    if (!variance) {
+        return std::nullopt;
+    }
+    variance->nodes.push_back(sums->source);
+    std::vector<std::uint32_t> nodes = n->nodes;
+    append(nodes, mean->nodes);
+    append(nodes, variance->nodes);
+    nodes.push_back(n->centred);
+    return batch_norm_match(root,
+                            std::move(nodes),
+                            {root, mean->value, variance->value},
+                            {n->input, n->gamma, n->beta, n->epsilon, mean->count, variance->count},
+                            like,
+                            true);
+}
+
+// Given statistics: any mean and variance (the catalog tries the training
+// row first, so this is what a normalisation without its own statistics is).
+std::optional<Match> match_inference(const SpecView& spec, std::uint32_t root) {
+    std::optional<Normalisation> n = normalisation_at(spec, root);
+    if (!n) {
+        return std::nullopt;
     }
     std::vector<std::uint32_t> nodes = n->nodes;
     nodes.push_back(n->centred);
@@ -217,7 +234,7 @@ std::optional<Match> match_batch_norm(const SpecView& spec, std::uint32_t root) 
                             std::move(nodes),
                             {root},
                             {n->input, n->gamma, n->beta, n->epsilon, n->mean, n->variance},
-                            like,
+                            spec[root].shape(),
                             false);
 }
 
@@ -280,11 +297,76 @@ void batch_norm_kernel(const BatchNormGeometry& geometry,
     }
 }
 
-template void batch_norm_kernel(const BatchNormGeometry&,
-                                std::span<const float* const>,
-                                std::span<float* const>);
-template void batch_norm_kernel(const BatchNormGeometry&,
-                                std::span<const double* const>,
-                                std::span<double* const>);
+template <Element T>
+void fused_kernel(const Match& match,
+                  std::span<const T* const> inputs,
+                  std::span<T* const> results) {
+    batch_norm_kernel(match.geometry_as<BatchNormGeometry>(), inputs, results);
+}
+
+// stablehlo.batch_norm_training / batch_norm_inference compute with one
+// epsilon, and training divides by the true element count per channel: a
+// match whose epsilon is not one constant, or whose counts are not that
+// count, is not what the named operation computes, and does not raise.
+bool raises_batch_norm(const Match& match, const RaiseContext& context) {
+    const auto& b = match.geometry_as<BatchNormGeometry>();
+    if (!context.uniform_leaf(match.inputs[3])) {
+        return false;
+    }
+    if (!b.training) {
+        return true;
+    }
+    const double per_channel =
+        context.rounded(static_cast<double>(b.shape.elements() / b.shape[1]));
+    const auto counts_elements = [&](std::uint32_t node) {
+        return context.uniform_leaf(node) == std::optional<double>(per_channel);
+    };
+    return counts_elements(match.inputs[4]) && counts_elements(match.inputs[5]);
+}
+
+std::vector<HloValue> raise_batch_norm(HloBuilder& build,
+                                       const Match& match,
+                                       const RaiseContext& context) {
+    const auto& b = match.geometry_as<BatchNormGeometry>();
+    const auto input = [&](std::size_t i) { return build.value_of(match.inputs[i]); };
+    const auto epsilon = static_cast<float>(*context.uniform_leaf(match.inputs[3]));
+    if (b.training) {
+        const BatchNormResults results =
+            build.batch_norm_training(input(0), input(1), input(2), epsilon);
+        return {results.output, results.mean, results.variance};
+    }
+    return {build.batch_norm_inference(input(0), input(1), input(2), input(4), input(5), epsilon)};
+}
+
+// Epsilon and the counts become an attribute or are implied.
+std::vector<std::uint32_t> batch_norm_operands(const Match& match) {
+    const std::vector<std::uint32_t>& in = match.inputs;
+    if (match.geometry_as<BatchNormGeometry>().training) {
+        return {in[0], in[1], in[2]};
+    }
+    return {in[0], in[1], in[2], in[4], in[5]};
+}
+
+}  // namespace
+
+PatternRow batch_norm_training_row() {
+    return {.kind = PatternKind::BatchNormTraining,
+            .match = match_training,
+            .kernel_f32 = fused_kernel<float>,
+            .kernel_f64 = fused_kernel<double>,
+            .raises = raises_batch_norm,
+            .raise = raise_batch_norm,
+            .raised_operands = batch_norm_operands};
+}
+
+PatternRow batch_norm_inference_row() {
+    return {.kind = PatternKind::BatchNormInference,
+            .match = match_inference,
+            .kernel_f32 = fused_kernel<float>,
+            .kernel_f64 = fused_kernel<double>,
+            .raises = raises_batch_norm,
+            .raise = raise_batch_norm,
+            .raised_operands = batch_norm_operands};
+}
 
 }  // namespace topos::detail

@@ -2,6 +2,8 @@
 // elements. Every member runs its own reference kernel on each block, so each
 // element sees exactly the operations the unfused plan performs, and the
 // intermediates live in a block-sized scratch instead of the arena.
+#include "pattern/map.hpp"
+
 #include "core/thread_pool.hpp"
 #include "graph/node_view.hpp"
 #include "pattern/catalog.hpp"
@@ -12,6 +14,20 @@
 
 namespace topos::detail {
 namespace {
+
+// Elementwise members in node order, each reading inputs of the match or
+// earlier members; all of one element count. The kernel runs the members' own
+// kernels a block of elements at a time, so intermediates stay in a small
+// scratch and every element sees the same operations as unfused.
+struct MapGeometry {
+    struct Member {
+        const Node* node;
+        std::array<std::int32_t, Node::max_operands> reads{};  // >= 0: member; < 0: input -1 - k
+    };
+
+    std::vector<Member> members;
+    std::size_t elements = 0;
+};
 
 bool is_elementwise(Opcode opcode) {
     return op_info(opcode).kind == OpKind::Elementwise;
@@ -193,10 +209,10 @@ void run_blocks(const MapGeometry& geometry,
 // elements); regions shorter than four tasks stay on the calling thread.
 constexpr std::size_t blocks_per_task = 32;
 
-}  // namespace
-
 template <Element T>
-void map_kernel(const MapGeometry& geometry, std::span<const T* const> inputs, T* out) {
+void map_kernel(const Match& match, std::span<const T* const> inputs, std::span<T* const> results) {
+    const auto& geometry = match.geometry_as<MapGeometry>();
+    T* out = results[0];
     const std::size_t blocks = (geometry.elements + block_elements - 1) / block_elements;
     if (blocks < 4 * blocks_per_task) {
         run_blocks(geometry, inputs, out, 0, blocks);
@@ -209,7 +225,14 @@ void map_kernel(const MapGeometry& geometry, std::span<const T* const> inputs, T
         });
 }
 
-template void map_kernel(const MapGeometry&, std::span<const float* const>, float*);
-template void map_kernel(const MapGeometry&, std::span<const double* const>, double*);
+}  // namespace
+
+// A Map is a loop fusion with no named StableHLO operation: its members emit
+// their own operations.
+PatternRow map_row() {
+    return {.kind = PatternKind::Map,
+            .kernel_f32 = map_kernel<float>,
+            .kernel_f64 = map_kernel<double>};
+}
 
 }  // namespace topos::detail

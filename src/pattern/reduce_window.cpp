@@ -7,11 +7,26 @@
 // tap axis (striped, as the Sum opcode orders it).
 #include "ops/reduce.hpp"
 #include "pattern/catalog.hpp"
+#include "pattern/fitted_windows.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace topos::detail {
 namespace {
+
+// Each window of [N, C, H, W] reduced to one value, by a left fold (a chain of
+// Maximum or Add over the taps in row-major order) or by a striped Sum
+// reduction. Inputs: the image.
+struct ReduceWindowGeometry {
+    enum class Reduction : std::uint8_t {
+        MaximumChain,
+        AddChain,
+        StripedSum
+    };
+    WindowGeometry window;
+    Reduction reduction = Reduction::MaximumChain;
+};
 
 using Reduction = ReduceWindowGeometry::Reduction;
 
@@ -206,9 +221,7 @@ void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
     }
 }
 
-}  // namespace
-
-std::optional<Match> match_reduce_window(const SpecView& spec, std::uint32_t root) {
+std::optional<Match> match_pooling(const SpecView& spec, std::uint32_t root) {
     std::optional<Chain> chain = folded_taps(spec, root);
     if (!chain) {
         chain = summed_taps(spec, root);
@@ -232,9 +245,11 @@ std::optional<Match> match_reduce_window(const SpecView& spec, std::uint32_t roo
 }
 
 template <Element T>
-void reduce_window_kernel(const ReduceWindowGeometry& geometry,
-                          std::span<const T* const> inputs,
-                          T* out) {
+void pooling_kernel(const Match& match,
+                    std::span<const T* const> inputs,
+                    std::span<T* const> results) {
+    const auto& geometry = match.geometry_as<ReduceWindowGeometry>();
+    T* out = results[0];
     switch (geometry.reduction) {
         case Reduction::MaximumChain:
             return reduce_planes<Reduction::MaximumChain>(geometry.window, inputs[0], out);
@@ -245,11 +260,41 @@ void reduce_window_kernel(const ReduceWindowGeometry& geometry,
     }
 }
 
-template void reduce_window_kernel(const ReduceWindowGeometry&,
-                                   std::span<const float* const>,
-                                   float*);
-template void reduce_window_kernel(const ReduceWindowGeometry&,
-                                   std::span<const double* const>,
-                                   double*);
+bool always(const Match&, const RaiseContext&) {
+    return true;
+}
+
+// A stablehlo.reduce_window of the image zero-padded explicitly (the matched Pad
+// pads with +0, while reduce_window would pad with its init value).
+std::vector<HloValue> raise_pooling(HloBuilder& build, const Match& match, const RaiseContext&) {
+    const auto& r = match.geometry_as<ReduceWindowGeometry>();
+    const WindowGeometry& g = r.window;
+    const FittedImage fitted = fitted_image(build, build.value_of(match.inputs[0]), g);
+    HloValue padded = fitted.image;
+    for (std::size_t d = 0; d < 2; ++d) {
+        if (fitted.padding[d][0] != 0 || fitted.padding[d][1] != 0) {
+            padded = build.pad(padded, 2 + d, fitted.padding[d][0], fitted.padding[d][1], 0);
+        }
+    }
+    const ReduceWindowLayout window{{1, 1, g.size[0], g.size[1]},
+                                    {1, 1, g.step[0], g.step[1]},
+                                    {1, 1, g.dilation[0], g.dilation[1]}};
+    if (r.reduction == Reduction::MaximumChain) {
+        return {build.reduce_window(
+            padded, -std::numeric_limits<double>::infinity(), "stablehlo.maximum", window)};
+    }
+    return {build.reduce_window(padded, -0.0, "stablehlo.add", window)};
+}
+
+}  // namespace
+
+PatternRow reduce_window_row() {
+    return {.kind = PatternKind::ReduceWindow,
+            .match = match_pooling,
+            .kernel_f32 = pooling_kernel<float>,
+            .kernel_f64 = pooling_kernel<double>,
+            .raises = always,
+            .raise = raise_pooling};
+}
 
 }  // namespace topos::detail

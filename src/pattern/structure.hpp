@@ -2,12 +2,34 @@
 // catalog shares. Each returns nothing when the structure is not there.
 #pragma once
 
-#include "pattern/match.hpp"
+#include <topos/graph/node.hpp>
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
 namespace topos::detail {
+
+// Windows over the last two axes of an [N, C, H, W] image: the image is
+// zero-padded, then each output (oh, ow) reads taps (kh, kw) at
+// (oh * step + kh * dilation, ow * step + kw * dilation) of the padded image.
+struct WindowGeometry {
+    std::size_t batch = 0;
+    std::size_t channels = 0;
+    std::array<std::size_t, 2> extent{};  // the unpadded image's H and W
+    std::array<std::size_t, 2> pad_before{};
+    std::array<std::size_t, 2> size{};
+    std::array<std::size_t, 2> step{};
+    std::array<std::size_t, 2> dilation{};
+    std::array<std::size_t, 2> count{};  // OH and OW
+
+    std::size_t taps() const { return size[0] * size[1]; }
+
+    std::size_t outputs() const { return count[0] * count[1]; }
+};
 
 // The spec a matcher reads.
 struct SpecView {

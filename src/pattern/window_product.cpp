@@ -6,12 +6,14 @@
 // rows a tile at a time; the transposed form sums over every window row, so it
 // builds the whole windows matrix when that is not too large. Both accumulate
 // every output over ascending depth with one fma each, from +0, as MatMul does.
-#include "ops/common.hpp"
+#include "pattern/window_product.hpp"
+
 #include "kernels/gemm.hpp"
+#include "ops/common.hpp"
 #include "pattern/catalog.hpp"
+#include "pattern/fitted_windows.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -186,15 +188,8 @@ void transposed_product_by_rows(const WindowProductGeometry& geometry,
     }
 }
 
-std::atomic<std::size_t>& largest_windows_matrix() {
-    static std::atomic<std::size_t> elements{std::size_t{1} << 22};
-    return elements;
-}
-
 // The same product by the exact GEMM, which sums over p in the same order,
-// reading the windows matrix [P, K] transposed in place: the matrix is
-// materialised when it holds at most largest_windows_matrix() elements;
-// larger ones take the rank-one updates.
+// reading the materialised windows matrix [P, K] transposed in place.
 template <Element T>
 void transposed_product(const WindowProductGeometry& geometry,
                         const T* image,
@@ -204,7 +199,7 @@ void transposed_product(const WindowProductGeometry& geometry,
     const std::size_t rows = g.batch * g.outputs();
     const Patches<T> patches(g, image);
     const std::size_t depth = patches.depth();
-    if (rows * depth > largest_windows_matrix().load(std::memory_order_relaxed)) {
+    if (!geometry.materialise_windows) {
         transposed_product_by_rows(geometry, image, gradient, out);
         return;
     }
@@ -221,14 +216,14 @@ Match product_match(std::uint32_t root,
                     bool transposed) {
     windows.nodes.push_back(root);
     std::sort(windows.nodes.begin(), windows.nodes.end());
-    WindowProductGeometry geometry{windows.geometry, columns, transposed};
+    const WindowGeometry& g = windows.geometry;
+    const bool fits = g.batch * g.outputs() * g.channels * g.taps() <= largest_windows_matrix;
+    WindowProductGeometry geometry{g, columns, transposed, fits};
     return Match{
         PatternKind::WindowProduct, root, windows.nodes, {root}, {windows.image, other}, geometry};
 }
 
-}  // namespace
-
-std::optional<Match> match_window_product(const SpecView& spec, std::uint32_t root) {
+std::optional<Match> match_product(const SpecView& spec, std::uint32_t root) {
     const Node* product = spec.as(root, Opcode::MatMul);
     if (product == nullptr || product->shape().rank() != 2) {
         return std::nullopt;
@@ -248,26 +243,70 @@ std::optional<Match> match_window_product(const SpecView& spec, std::uint32_t ro
     return std::nullopt;
 }
 
-std::size_t set_largest_windows_matrix(std::size_t elements) {
-    return largest_windows_matrix().exchange(elements);
-}
-
 template <Element T>
-void window_product_kernel(const WindowProductGeometry& geometry,
-                           std::span<const T* const> inputs,
-                           T* out) {
+void product_kernel(const Match& match,
+                    std::span<const T* const> inputs,
+                    std::span<T* const> results) {
+    const auto& geometry = match.geometry_as<WindowProductGeometry>();
     if (geometry.transposed) {
-        transposed_product(geometry, inputs[0], inputs[1], out);
+        transposed_product(geometry, inputs[0], inputs[1], results[0]);
     } else {
-        forward_product(geometry, inputs[0], inputs[1], out);
+        forward_product(geometry, inputs[0], inputs[1], results[0]);
     }
 }
 
-template void window_product_kernel(const WindowProductGeometry&,
-                                    std::span<const float* const>,
-                                    float*);
-template void window_product_kernel(const WindowProductGeometry&,
-                                    std::span<const double* const>,
-                                    double*);
+// Forward: the [N, C, H, W] image convolved with the matrix as [C, KH, KW, O]
+// filters, giving [N, OH, OW, O], the rows of the root [N*OH*OW, O].
+HloValue forward_convolution(HloBuilder& build,
+                             const Match& match,
+                             const WindowProductGeometry& w) {
+    const WindowGeometry& g = w.window;
+    const FittedImage fitted = fitted_image(build, build.value_of(match.inputs[0]), g);
+    const HloValue filters = build.reshape(build.value_of(match.inputs[1]),
+                                           Shape{g.channels, g.size[0], g.size[1], w.columns});
+    const ConvolutionLayout layout{
+        0, 1, {2, 3}, 0, 3, {1, 2}, 0, 3, {1, 2}, g.step, g.dilation, fitted.padding};
+    const HloValue convolved = build.convolution(fitted.image, filters, layout);
+    return build.reshape(convolved, build.site().shape);
+}
+
+// Transposed (a filter gradient): out[c, kh, kw, o] sums image[n, c, oh*step +
+// kh*dilation, ...] * G[n, oh, ow, o] over n, oh, ow, a convolution of the
+// image (N as the contracted feature, C as the batch) by G as [N, OH, OW, O],
+// whose window steps by the dilation and whose kernel is dilated by the step.
+HloValue filter_gradient(HloBuilder& build, const Match& match, const WindowProductGeometry& w) {
+    const WindowGeometry& g = w.window;
+    const FittedImage fitted = fitted_image(build, build.value_of(match.inputs[0]), g);
+    const HloValue gradient = build.reshape(build.value_of(match.inputs[1]),
+                                            Shape{g.batch, g.count[0], g.count[1], w.columns});
+    const ConvolutionLayout layout{
+        1, 0, {2, 3}, 0, 3, {1, 2}, 0, 3, {1, 2}, g.dilation, g.step, fitted.padding};
+    const HloValue convolved = build.convolution(fitted.image, gradient, layout);
+    return build.reshape(convolved, build.site().shape);
+}
+
+bool always(const Match&, const RaiseContext&) {
+    return true;
+}
+
+// A stablehlo.convolution; its transposed form, a filter gradient, a
+// convolution of the image by the gradient.
+std::vector<HloValue> raise_convolution(HloBuilder& build,
+                                        const Match& match,
+                                        const RaiseContext&) {
+    const auto& w = match.geometry_as<WindowProductGeometry>();
+    return {w.transposed ? filter_gradient(build, match, w) : forward_convolution(build, match, w)};
+}
+
+}  // namespace
+
+PatternRow window_product_row() {
+    return {.kind = PatternKind::WindowProduct,
+            .match = match_product,
+            .kernel_f32 = product_kernel<float>,
+            .kernel_f64 = product_kernel<double>,
+            .raises = always,
+            .raise = raise_convolution};
+}
 
 }  // namespace topos::detail

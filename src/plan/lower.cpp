@@ -3,11 +3,12 @@
 // intermediates get arena offsets; each computed node (or elected pattern)
 // becomes a step with resolved operand locations.
 #include "autodiff/scan_reads.hpp"
-#include "plan/backend_seam.hpp"
-#include "pattern/catalog.hpp"
-#include "plan/election.hpp"
-#include "plan/arena.hpp"
 #include "graph/closure.hpp"
+#include "pattern/catalog.hpp"
+#include "pattern/map.hpp"
+#include "plan/arena.hpp"
+#include "plan/backend_seam.hpp"
+#include "plan/election.hpp"
 #include "plan/plan_state.hpp"
 
 #include <algorithm>
@@ -276,22 +277,6 @@ void elect_maps(std::vector<Election>& elections,
     });
 }
 
-Formula formula_of(PatternKind kind) {
-    switch (kind) {
-        case PatternKind::WindowProduct:
-            return Formula::WindowProduct;
-        case PatternKind::ReduceWindow:
-            return Formula::ReduceWindow;
-        case PatternKind::BatchNormTraining:
-            return Formula::BatchNormTraining;
-        case PatternKind::BatchNormInference:
-            return Formula::BatchNormInference;
-        case PatternKind::Map:
-            return Formula::Map;
-    }
-    return Formula::WindowProduct;
-}
-
 std::vector<Pattern> patterns_of(const std::vector<Election>& elections,
                                  const std::vector<Node>& nodes) {
     std::vector<Pattern> patterns;
@@ -310,8 +295,7 @@ std::vector<Pattern> patterns_of(const std::vector<Election>& elections,
             match.kind,
             nodes[match.root].symbol(),
             symbols(match.nodes, [](std::size_t) { return true; }),
-            symbols(match.results, [&](std::size_t i) { return election.writes[i]; }),
-            formula_of(match.kind));
+            symbols(match.results, [&](std::size_t i) { return election.writes[i]; }));
     }
     return patterns;
 }

@@ -10,6 +10,8 @@
 // shapes here are above them. Without a device each test skips, except those that check the machine
 // without one falls back to the reference.
 #include "backend/cuda/device.hpp"
+#include "backend/cuda/device_kernels.hpp"
+#include "ops/op_info.hpp"
 #include "support/bit_equal.hpp"
 #include <topos/topos.hpp>
 
@@ -20,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace topos {
@@ -33,7 +36,7 @@ using test::bit_equal;
     }
 
 constexpr double transcendental_ulps = 4;
-constexpr double sigmoid_ulps = 6;  // exp, an addition and a division
+constexpr double sigmoid_ulps = 6;  // exp, an addition and a division (Sigmoid, Silu)
 
 template <Element T>
 constexpr double eps = std::numeric_limits<T>::epsilon();
@@ -144,6 +147,31 @@ TEST(CudaBackend, IsListedAsAReorderingBackendWhenCompiledIn) {
     }
 }
 
+// The served opcodes come from the op table: every elementwise row with a
+// device formula (one or two operands, no attributes), never a row without.
+TEST(CudaBackend, ServesTheElementwiseRowsItHasFormulasFor) {
+    const std::vector<BackendInfo> backends = Backend::available();
+    const auto cuda = std::find_if(
+        backends.begin(), backends.end(), [](const BackendInfo& b) { return b.name == "cuda"; });
+    ASSERT_NE(cuda, backends.end());
+    for (std::size_t i = 0; i < opcode_count; ++i) {
+        const auto opcode = static_cast<Opcode>(i);
+        const detail::OpInfo& row = detail::op_info(opcode);
+        const bool listed = std::find(cuda->formulas.begin(),
+                                      cuda->formulas.end(),
+                                      std::string(name_of(opcode))) != cuda->formulas.end();
+        if (detail::cuda::has_device_formula(opcode)) {
+            EXPECT_EQ(row.kind, detail::OpKind::Elementwise) << opcode;
+            EXPECT_LE(row.arity, 2u) << opcode;
+            EXPECT_TRUE(listed) << opcode;
+        }
+        if (row.kind == detail::OpKind::Elementwise && opcode != Opcode::Compare &&
+            opcode != Opcode::Select) {
+            EXPECT_EQ(listed, detail::cuda::has_device_formula(opcode)) << opcode;
+        }
+    }
+}
+
 TEST(CudaBackend, WithoutADeviceAFastPlanRunsOnTheReference) {
     if (detail::cuda::device_present()) {
         GTEST_SKIP() << "a CUDA device is present: the fallback is not taken";
@@ -196,6 +224,7 @@ void check_elementwise() {
                                              x.sqrt(),
                                              x.rsqrt(),
                                              s.square(),
+                                             s.floor(),
                                              x.less(y),
                                              x.greater_equal(y),
                                              x.equal(x),
@@ -203,6 +232,7 @@ void check_elementwise() {
     const std::vector<Value<T>> transcendental = {
         s.exp(), s.expm1(), x.log(), x.log1p(), s.sin(), s.cos(), s.tanh()};
     const auto sigmoid = s.sigmoid();
+    const auto silu = s.silu();
     std::vector<Symbol> roots;
     for (const auto& group : {same_bits, transcendental}) {
         for (const auto& value : group) {
@@ -210,6 +240,7 @@ void check_elementwise() {
         }
     }
     roots.push_back(sigmoid);
+    roots.push_back(silu);
     const auto network = std::move(tape).into_network();
     const Outcome<T> outcome = run_both<T>(network, roots);
     EXPECT_EQ(outcome.tally.count("Tanh", "cuda"), 1u) << outcome.tally;
@@ -223,6 +254,7 @@ void check_elementwise() {
             << "value " << i;
     }
     EXPECT_TRUE(within_ulps(outcome.fast[i], outcome.exact[i], sigmoid_ulps));
+    EXPECT_TRUE(within_ulps(outcome.fast[i + 1], outcome.exact[i + 1], sigmoid_ulps));
 }
 
 TEST(CudaBackend, ElementwiseOperationsMatchTheirTolerances) {

@@ -18,7 +18,7 @@ namespace {
 TEST(ExactGemm, GivesReferenceBitsWhileManyThreadsMultiplyAtOnce) {
     set_threads(3);
     // These products are small: cut them into tiles over the pool all the same.
-    const std::size_t threshold = detail::set_gemm_parallel_threshold(0);
+    const detail::GemmOptions tiles_always{.parallel_threshold = 0};
     constexpr std::size_t user_threads = 6;
     std::vector<test::GemmCase> cases;
     std::vector<test::GemmOperands<float>> operands;
@@ -34,7 +34,7 @@ TEST(ExactGemm, GivesReferenceBitsWhileManyThreadsMultiplyAtOnce) {
     for (std::size_t t = 0; t < user_threads; ++t) {
         workers.emplace_back([&, t] {
             for (int repeat = 0; repeat < 20; ++repeat) {
-                results[t] = test::gemm_product(isa(), cases[t], operands[t]);
+                results[t] = test::gemm_product(tiles_always, cases[t], operands[t]);
             }
         });
     }
@@ -44,7 +44,6 @@ TEST(ExactGemm, GivesReferenceBitsWhileManyThreadsMultiplyAtOnce) {
     for (std::size_t t = 0; t < user_threads; ++t) {
         EXPECT_TRUE(test::bit_equal(results[t], expected[t])) << "thread " << t;
     }
-    detail::set_gemm_parallel_threshold(threshold);
     set_threads(0);
 }
 

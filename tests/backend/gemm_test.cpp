@@ -18,7 +18,6 @@
 namespace topos {
 namespace {
 
-
 using test::GemmCase;
 
 // Restores the default thread count when a test ends.
@@ -26,25 +25,16 @@ struct ThreadCountGuard {
     ~ThreadCountGuard() { set_threads(0); }
 };
 
-// Cuts even the smallest products into tiles over the pool while it lives, so
-// that small test shapes still exercise every tiling.
-class TilesAlways {
-public:
-    TilesAlways() : previous_(detail::set_gemm_parallel_threshold(0)) {}
-
-    ~TilesAlways() { detail::set_gemm_parallel_threshold(previous_); }
-
-    TilesAlways(const TilesAlways&) = delete;
-    TilesAlways& operator=(const TilesAlways&) = delete;
-
-private:
-    std::size_t previous_;
-};
+// Cuts even the smallest products into tiles over the pool, so that small test
+// shapes still exercise every tiling.
+detail::GemmOptions tiles_always(Isa isa) {
+    return {.isa = isa, .parallel_threshold = 0};
+}
 
 std::string describe(const GemmCase& c, Isa isa, std::size_t threads) {
-    return std::string(name_of(isa)) + ", " + std::to_string(threads) +
-           " threads, batches " + std::to_string(c.batches) + ", m " + std::to_string(c.rows) +
-           ", k " + std::to_string(c.depth) + ", n " + std::to_string(c.columns) +
+    return std::string(name_of(isa)) + ", " + std::to_string(threads) + " threads, batches " +
+           std::to_string(c.batches) + ", m " + std::to_string(c.rows) + ", k " +
+           std::to_string(c.depth) + ", n " + std::to_string(c.columns) +
            (c.transpose_a ? ", A transposed" : "") + (c.transpose_b ? ", B transposed" : "") +
            (c.shared_b ? ", B shared" : "");
 }
@@ -53,12 +43,11 @@ template <Element T>
 void expect_reference_bits(const GemmCase& c, std::mt19937& generator) {
     const test::GemmOperands<T> operands = test::gemm_operands<T>(c, generator);
     const Tensor<T> expected = test::reference_product(c, operands);
-    const TilesAlways tiles;
     for (const std::size_t threads : {1, 2, 3}) {
         set_threads(threads);
         for (const Isa isa : supported_isas()) {
             SCOPED_TRACE(describe(c, isa, threads));
-            test::expect_bit_equal(test::gemm_product(isa, c, operands), expected);
+            test::expect_bit_equal(test::gemm_product(tiles_always(isa), c, operands), expected);
         }
     }
 }
@@ -133,7 +122,7 @@ TYPED_TEST(ExactGemm, StartsEverySumAtPositiveZero) {
     std::fill(operands.b.begin(), operands.b.end(), TypeParam{1});
     for (const Isa isa : supported_isas()) {
         SCOPED_TRACE(name_of(isa));
-        const Tensor<TypeParam> product = test::gemm_product(isa, c, operands);
+        const Tensor<TypeParam> product = test::gemm_product({.isa = isa}, c, operands);
         for (const TypeParam value : product.data()) {
             ASSERT_EQ(test::bits_of(value), test::bits_of(TypeParam{0}));
         }
@@ -145,7 +134,7 @@ TYPED_TEST(ExactGemm, WritesPositiveZerosWhenTheInnerExtentIsZero) {
     std::mt19937 generator(2);
     const test::GemmOperands<TypeParam> operands = test::gemm_operands<TypeParam>(c, generator);
     for (const Isa isa : supported_isas()) {
-        test::expect_bit_equal(test::gemm_product(isa, c, operands),
+        test::expect_bit_equal(test::gemm_product({.isa = isa}, c, operands),
                                Tensor<TypeParam>::filled({2, 3, 4}, TypeParam{0}));
     }
 }

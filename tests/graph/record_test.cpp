@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -344,6 +345,34 @@ TEST(Tape, RecordReturnsATupleForStructuredBindings) {
     EXPECT_EQ(y.index(), 2u);
     EXPECT_EQ(loss.index(), 5u);
     EXPECT_EQ(network.forward(network.parameters()).of(loss).scalar(), 9.0);
+}
+
+TEST(Tape, SpellsSiluAndFloorAsTheirOpcodes) {
+    Tape<double> tape;
+    const auto x = tape.input(Tensor<double>({3}, {-1.5, 0.25, 2.0}));
+    const auto swish = silu(x);
+    const auto floored = x.floor();
+    EXPECT_EQ(tape.nodes()[swish.index()].opcode(), Opcode::Silu);
+    EXPECT_EQ(tape.nodes()[floored.index()].opcode(), Opcode::Floor);
+    const auto network = std::move(tape).into_network();
+    const auto run = network.forward(network.parameters());
+    EXPECT_EQ(run.of(floored), Tensor<double>({3}, {-2.0, 0.0, 2.0}));
+    const auto values = run.of(swish).data();
+    EXPECT_NEAR(values[0], -1.5 / (1 + std::exp(1.5)), 1e-15);
+    EXPECT_NEAR(values[2], 2.0 / (1 + std::exp(-2.0)), 1e-15);
+}
+
+// A value's tape is another handle to the recording it belongs to.
+TEST(Tape, GivesEachValueAHandleToItsOwnTape) {
+    Tape<double> tape;
+    const auto x = tape.input(1.0);
+    Tape<double> same = x.tape();
+    const auto y = same.leaf(2.0);
+    EXPECT_NO_THROW((void)(x + y));
+    EXPECT_EQ(tape.nodes().size(), 3u);  // the input, the leaf, the sum: one recording
+    const auto network = std::move(same).into_network();
+    EXPECT_THROW((void)tape.leaf(3.0), TapeError);
+    EXPECT_EQ(network.nodes().size(), 3u);
 }
 
 TEST(Tape, GivesAValueForASymbolOfItsOwnNodes) {

@@ -90,13 +90,15 @@ Tensor<T> reference_product(const GemmCase& c, const GemmOperands<T>& o) {
     return Tensor<T>({c.batches, c.rows, c.columns}, out);
 }
 
-// The GEMM's answer (with micro-kernel `isa`), as a [batches, rows, columns] tensor.
+// The GEMM's answer (with micro-kernel options.isa, cut into tiles over the
+// pool from options.parallel_threshold multiply-adds), as a [batches, rows,
+// columns] tensor.
 template <Element T>
-Tensor<T> gemm_product(Isa isa, const GemmCase& c, const GemmOperands<T>& o) {
+Tensor<T> gemm_product(detail::GemmOptions options, const GemmCase& c, const GemmOperands<T>& o) {
     const auto size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
     // Filled with NaN, so an element the GEMM fails to write cannot pass.
     std::vector<T> out(c.batches * c.rows * c.columns, std::numeric_limits<T>::quiet_NaN());
-    detail::gemm_with<T>(isa,
+    detail::gemm_with<T>(options,
                          {c.batches, c.rows, c.depth, c.columns},
                          o.a_view,
                          o.b_view,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <numbers>
 #include <utility>
 
 namespace topos::test {
@@ -151,35 +153,59 @@ void invalid_select(Tape<double>& tape) {
 
 // ---- elementwise unary ----
 
-template <Opcode op>
-OpCase record_unary_in(Tape<double>& tape, Rng& rng, double low, double high) {
-    const Value<double> a = source(tape, 0, rng.tensor<double>(rng.shape(0, 3, 3), low, high));
-    return {{a}, a.apply(op, {a})};
+// Where a unary opcode's operand is drawn from.
+enum class Domain {
+    Unary,          // uniform in [-2, 2]
+    Wide,           // uniform in [-3, 3]
+    Positive,       // uniform in [0.2, 3]
+    AboveMinusOne,  // uniform in [-0.5, 3]
+    AwayFromZero,   // magnitude in [0.2, 2], random signs
+    OffIntegers,    // n + f with n in [-3, 2] and f in [0.1, 0.9]
+};
+
+constexpr const char* describe(Domain domain) {
+    switch (domain) {
+        case Domain::Unary:
+            return "uniform in [-2, 2]: smooth everywhere";
+        case Domain::Wide:
+            return "uniform in [-3, 3]: smooth everywhere";
+        case Domain::Positive:
+            return "uniform in [0.2, 3]: positive, away from the pole or branch point at 0";
+        case Domain::AboveMinusOne:
+            return "uniform in [-0.5, 3]: away from the pole at -1";
+        case Domain::AwayFromZero:
+            return "magnitude in [0.2, 2], random signs: away from the kink or step at 0";
+        case Domain::OffIntegers:
+            return "at least 0.1 from every integer: away from the steps, the derivative is 0";
+    }
+    return "";
 }
 
-template <Opcode op>
+Tensor<double> draw(Rng& rng, const Shape& shape, Domain domain) {
+    switch (domain) {
+        case Domain::Unary:
+            return rng.tensor<double>(shape, -2.0, 2.0);
+        case Domain::Wide:
+            return rng.tensor<double>(shape, -3.0, 3.0);
+        case Domain::Positive:
+            return rng.tensor<double>(shape, 0.2, 3.0);
+        case Domain::AboveMinusOne:
+            return rng.tensor<double>(shape, -0.5, 3.0);
+        case Domain::AwayFromZero:
+            return rng.tensor_away_from_zero<double>(shape, 0.2, 2.0);
+        case Domain::OffIntegers:
+            return Tensor<double>::generate(shape, [&](std::span<double> out) {
+                for (double& x : out) {
+                    x = static_cast<double>(rng.between(0, 5)) - 3.0 + rng.uniform(0.1, 0.9);
+                }
+            });
+    }
+    return {};
+}
+
+template <Opcode op, Domain domain>
 OpCase record_unary(Tape<double>& tape, Rng& rng) {
-    return record_unary_in<op>(tape, rng, -2.0, 2.0);
-}
-
-template <Opcode op>
-OpCase record_positive(Tape<double>& tape, Rng& rng) {
-    return record_unary_in<op>(tape, rng, 0.2, 3.0);
-}
-
-template <Opcode op>
-OpCase record_wide(Tape<double>& tape, Rng& rng) {
-    return record_unary_in<op>(tape, rng, -3.0, 3.0);
-}
-
-OpCase record_log1p(Tape<double>& tape, Rng& rng) {
-    return record_unary_in<Opcode::Log1p>(tape, rng, -0.5, 3.0);
-}
-
-template <Opcode op>
-OpCase record_away_from_zero(Tape<double>& tape, Rng& rng) {
-    const Value<double> a =
-        source(tape, 0, rng.tensor_away_from_zero<double>(rng.shape(0, 3, 3), 0.2, 2.0));
+    const Value<double> a = source(tape, 0, draw(rng, rng.shape(0, 3, 3), domain));
     return {{a}, a.apply(op, {a})};
 }
 
@@ -434,11 +460,6 @@ void invalid_one_hot(Tape<double>& tape) {
 }
 
 constexpr const char* uniform_domain = "uniform in [-1, 1]: the operation is smooth everywhere";
-constexpr const char* unary_domain = "uniform in [-2, 2]: smooth everywhere";
-constexpr const char* wide_domain = "uniform in [-3, 3]: smooth everywhere";
-constexpr const char* positive_domain =
-    "uniform in [0.2, 3]: positive, away from the pole or "
-    "branch point at 0";
 constexpr const char* untied_domain =
     "b = a + s with |s| in [0.2, 1]: no ties, so no stencil "
     "point (2h = 2e-3) crosses the kink";
@@ -447,6 +468,29 @@ constexpr const char* untied_domain =
 constexpr const char* shapes_advice = "broadcast";
 constexpr const char* arity_advice = "operands";
 constexpr const char* axis_advice = "out of range";
+
+// The spec of an elementwise unary opcode: one line of the table below.
+template <Opcode op, Domain domain>
+constexpr OpSpec unary_spec(UnaryReference reference) {
+    return {op,
+            describe(domain),
+            default_tolerance,
+            record_unary<op, domain>,
+            invalid_unary<op>,
+            arity_advice,
+            reference};
+}
+
+// The C library's value in long double, which the kernel must match within the
+// kernel reference test's tolerance.
+constexpr UnaryReference libm(long double (*value)(long double)) {
+    return {nullptr, value};
+}
+
+// The correctly rounded value, which the kernel must match bit for bit.
+constexpr UnaryReference exact(double (*value)(double)) {
+    return {value, nullptr};
+}
 
 const std::array specs{
     OpSpec{Opcode::Add,
@@ -504,108 +548,28 @@ const std::array specs{
            record_select,
            invalid_select,
            "broadcast them first"},
-    OpSpec{Opcode::Neg,
-           unary_domain,
-           default_tolerance,
-           record_unary<Opcode::Neg>,
-           invalid_unary<Opcode::Neg>,
-           arity_advice},
-    OpSpec{Opcode::Abs,
-           "magnitude in [0.2, 2], random signs: away from the kink at 0",
-           default_tolerance,
-           record_away_from_zero<Opcode::Abs>,
-           invalid_unary<Opcode::Abs>,
-           arity_advice},
-    OpSpec{Opcode::Sign,
-           "magnitude in [0.2, 2], random signs: away from the step at 0, the derivative is 0",
-           default_tolerance,
-           record_away_from_zero<Opcode::Sign>,
-           invalid_unary<Opcode::Sign>,
-           arity_advice},
-    OpSpec{Opcode::Exp,
-           unary_domain,
-           default_tolerance,
-           record_unary<Opcode::Exp>,
-           invalid_unary<Opcode::Exp>,
-           arity_advice},
-    OpSpec{Opcode::Expm1,
-           unary_domain,
-           default_tolerance,
-           record_unary<Opcode::Expm1>,
-           invalid_unary<Opcode::Expm1>,
-           arity_advice},
-    OpSpec{Opcode::Log,
-           positive_domain,
-           default_tolerance,
-           record_positive<Opcode::Log>,
-           invalid_unary<Opcode::Log>,
-           arity_advice},
-    OpSpec{Opcode::Log1p,
-           "uniform in [-0.5, 3]: away from the pole at -1",
-           default_tolerance,
-           record_log1p,
-           invalid_unary<Opcode::Log1p>,
-           arity_advice},
-    OpSpec{Opcode::Sqrt,
-           positive_domain,
-           default_tolerance,
-           record_positive<Opcode::Sqrt>,
-           invalid_unary<Opcode::Sqrt>,
-           arity_advice},
-    OpSpec{Opcode::Rsqrt,
-           positive_domain,
-           default_tolerance,
-           record_positive<Opcode::Rsqrt>,
-           invalid_unary<Opcode::Rsqrt>,
-           arity_advice},
-    OpSpec{Opcode::Square,
-           unary_domain,
-           default_tolerance,
-           record_unary<Opcode::Square>,
-           invalid_unary<Opcode::Square>,
-           arity_advice},
-    OpSpec{Opcode::Sin,
-           wide_domain,
-           default_tolerance,
-           record_wide<Opcode::Sin>,
-           invalid_unary<Opcode::Sin>,
-           arity_advice},
-    OpSpec{Opcode::Cos,
-           wide_domain,
-           default_tolerance,
-           record_wide<Opcode::Cos>,
-           invalid_unary<Opcode::Cos>,
-           arity_advice},
-    OpSpec{Opcode::Tanh,
-           unary_domain,
-           default_tolerance,
-           record_unary<Opcode::Tanh>,
-           invalid_unary<Opcode::Tanh>,
-           arity_advice},
-    OpSpec{Opcode::Sigmoid,
-           unary_domain,
-           default_tolerance,
-           record_unary<Opcode::Sigmoid>,
-           invalid_unary<Opcode::Sigmoid>,
-           arity_advice},
-    OpSpec{Opcode::Erf,
-           unary_domain,
-           default_tolerance,
-           record_unary<Opcode::Erf>,
-           invalid_unary<Opcode::Erf>,
-           arity_advice},
-    OpSpec{Opcode::Gelu,
-           wide_domain,
-           default_tolerance,
-           record_wide<Opcode::Gelu>,
-           invalid_unary<Opcode::Gelu>,
-           arity_advice},
-    OpSpec{Opcode::Softplus,
-           wide_domain,
-           default_tolerance,
-           record_wide<Opcode::Softplus>,
-           invalid_unary<Opcode::Softplus>,
-           arity_advice},
+    // clang-format off
+    unary_spec<Opcode::Neg, Domain::Unary>(exact([](double x) { return -x; })),
+    unary_spec<Opcode::Abs, Domain::AwayFromZero>(exact([](double x) { return std::fabs(x); })),
+    unary_spec<Opcode::Sign, Domain::AwayFromZero>(exact([](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x); })),
+    unary_spec<Opcode::Exp, Domain::Unary>(libm([](long double x) { return std::exp(x); })),
+    unary_spec<Opcode::Expm1, Domain::Unary>(libm([](long double x) { return std::expm1(x); })),
+    unary_spec<Opcode::Log, Domain::Positive>(libm([](long double x) { return std::log(x); })),
+    unary_spec<Opcode::Log1p, Domain::AboveMinusOne>(libm([](long double x) { return std::log1p(x); })),
+    unary_spec<Opcode::Sqrt, Domain::Positive>(exact([](double x) { return std::sqrt(x); })),
+    unary_spec<Opcode::Rsqrt, Domain::Positive>(exact([](double x) { return 1.0 / std::sqrt(x); })),
+    unary_spec<Opcode::Square, Domain::Unary>(exact([](double x) { return x * x; })),
+    unary_spec<Opcode::Sin, Domain::Wide>(libm([](long double x) { return std::sin(x); })),
+    unary_spec<Opcode::Cos, Domain::Wide>(libm([](long double x) { return std::cos(x); })),
+    unary_spec<Opcode::Tanh, Domain::Unary>(libm([](long double x) { return std::tanh(x); })),
+    unary_spec<Opcode::Sigmoid, Domain::Unary>(libm([](long double x) { return 1 / (1 + std::exp(-x)); })),
+    unary_spec<Opcode::Erf, Domain::Unary>(libm([](long double x) { return std::erf(x); })),
+    // x Phi(x) with Phi(x) = erfc(-x / sqrt 2) / 2: no cancellation for negative x.
+    unary_spec<Opcode::Gelu, Domain::Wide>(libm([](long double x) { return x * std::erfc(-x / std::numbers::sqrt2_v<long double>) / 2; })),
+    unary_spec<Opcode::Softplus, Domain::Wide>(libm([](long double x) { return std::log1p(std::exp(x)); })),
+    unary_spec<Opcode::Silu, Domain::Wide>(libm([](long double x) { return x / (1 + std::exp(-x)); })),
+    unary_spec<Opcode::Floor, Domain::OffIntegers>(exact([](double x) { return std::floor(x); })),
+    // clang-format on
     OpSpec{Opcode::MatMul,
            "[..., m, k] x [..., k, n], extents 1 to 3, up to 2 batch axes, uniform in [-1, 1]",
            default_tolerance,

@@ -7,9 +7,9 @@
 #pragma once
 
 #include "support/random_graphs.hpp"
-#include <topos/ops/opcode.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/ops/opcode.hpp>
 
 #include <span>
 #include <vector>
@@ -26,6 +26,14 @@ struct OpCase {
     std::vector<Value<double>> discrete = {};
 };
 
+// What an elementwise unary opcode computes, for the kernel reference test:
+// either the correctly rounded value (the kernel's bits must equal it) or the C
+// library's value in long double (the kernel must be within its tolerance).
+struct UnaryReference {
+    double (*exact)(double x) = nullptr;
+    long double (*libm)(long double x) = nullptr;
+};
+
 struct OpSpec {
     Opcode opcode;
     // Where the operands are drawn from, and why there.
@@ -38,6 +46,9 @@ struct OpSpec {
     void (*record_invalid)(Tape<double>& tape);
     // Part of the advice the rejection must give (how to fix the call).
     const char* advice;
+    // For an elementwise unary opcode, what it computes; empty for the others,
+    // whose references the kernel reference test writes out.
+    UnaryReference reference = {};
 };
 
 // One spec per computed opcode, in opcode order.

@@ -57,6 +57,8 @@ public:
     Value erf() const;
     Value gelu() const;  // the exact (erf) form
     Value softplus() const;
+    Value silu() const;   // x sigmoid(x), the sigmoid-weighted linear unit (swish)
+    Value floor() const;  // the largest integer not above x; its derivative is 0
     Value relu() const;  // records Maximum against a zero Leaf
     Value maximum(const Value& other) const;
     Value minimum(const Value& other) const;
@@ -200,6 +202,11 @@ Value<T> tanh(const Value<T>& a) {
 template <Element T>
 Value<T> sigmoid(const Value<T>& a) {
     return a.sigmoid();
+}
+
+template <Element T>
+Value<T> silu(const Value<T>& a) {
+    return a.silu();
 }
 
 template <Element T>

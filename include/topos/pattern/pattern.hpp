@@ -7,6 +7,7 @@
 
 #include <topos/graph/symbol.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <span>
@@ -16,42 +17,31 @@
 
 namespace topos {
 
-// The structures the catalog knows. Map regions are grown rather than matched:
-// elementwise operations whose intermediates nobody else reads.
+// The structures the catalog knows: the lines of <topos/pattern/patterns.def>.
+// Map regions are grown rather than matched: elementwise operations whose
+// intermediates nobody else reads.
 enum class PatternKind : std::uint8_t {
-    WindowProduct,       // unfold / permute / reshape windows of an image, times a matrix
-    ReduceWindow,        // the maximum or sum of each window of an image
-    BatchNormTraining,   // normalisation by the batch's own statistics
-    BatchNormInference,  // normalisation by given (running) statistics
-    Map,                 // a region of elementwise operations, run as one loop
+#define TOPOS_PATTERN(enumerator, row) enumerator,
+#include <topos/pattern/patterns.def>
 };
 
-// Who computes an elected pattern: the fused kernel of that name.
-enum class Formula : std::uint8_t {
-    WindowProduct,
-    ReduceWindow,
-    BatchNormTraining,
-    BatchNormInference,
-    Map,
-};
+inline constexpr std::size_t pattern_kind_count = 0
+#define TOPOS_PATTERN(enumerator, row) +1
+#include <topos/pattern/patterns.def>
+    ;
 
+// Who computes an elected pattern: the fused kernel of the pattern's kind, so
+// the formula is the kind (`Formula::WindowProduct` names both).
+using Formula = PatternKind;
+
+// "WindowProduct".
 std::string_view name_of(PatternKind kind);
-std::string_view name_of(Formula formula);
 std::ostream& operator<<(std::ostream& out, PatternKind kind);
-std::ostream& operator<<(std::ostream& out, Formula formula);
 
 class Pattern {
 public:
-    Pattern(PatternKind kind,
-            Symbol root,
-            std::vector<Symbol> nodes,
-            std::vector<Symbol> results,
-            Formula formula)
-        : kind_(kind),
-          root_(root),
-          nodes_(std::move(nodes)),
-          results_(std::move(results)),
-          formula_(formula) {}
+    Pattern(PatternKind kind, Symbol root, std::vector<Symbol> nodes, std::vector<Symbol> results)
+        : kind_(kind), root_(root), nodes_(std::move(nodes)), results_(std::move(results)) {}
 
     PatternKind kind() const { return kind_; }
 
@@ -65,7 +55,8 @@ public:
     // (batch norm's mean and variance) that is declared or read outside.
     std::span<const Symbol> results() const { return results_; }
 
-    Formula formula() const { return formula_; }
+    // The fused kernel that serves it: the one of its kind.
+    Formula formula() const { return kind_; }
 
     // `WindowProduct rooted at node 9, covering 5 nodes, served as WindowProduct`
     std::string describe() const;
@@ -75,7 +66,6 @@ private:
     Symbol root_;
     std::vector<Symbol> nodes_;
     std::vector<Symbol> results_;
-    Formula formula_;
 };
 
 std::ostream& operator<<(std::ostream& out, const Pattern& pattern);

@@ -1,45 +1,16 @@
-// The CUDA backend's kernels on device memory, with a plain interface (pointers
-// and extents) so the .cu files need none of the library's headers. Every
-// launch goes to the default stream; pointers are device pointers; a launch
-// over zero elements does nothing. Errors throw std::runtime_error.
+// The CUDA backend's kernels on device memory, with a plain interface (the
+// opcodes, pointers and extents) so the .cu files need no more of the library
+// than its opcode list. Every launch goes to the default stream; pointers are
+// device pointers; a launch over zero elements does nothing. Errors throw
+// std::runtime_error.
 #pragma once
+
+#include <topos/ops/opcode.hpp>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace topos::detail::cuda {
-
-enum class UnaryOp : std::uint8_t {
-    Neg,
-    Abs,
-    Sign,
-    Exp,
-    Expm1,
-    Log,
-    Log1p,
-    Sqrt,
-    Rsqrt,
-    Square,
-    Sin,
-    Cos,
-    Tanh,
-    Sigmoid,
-};
-
-enum class BinaryOp : std::uint8_t {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Maximum,
-    Minimum,
-    Equal,
-    NotEqual,
-    Less,
-    LessEqual,
-    Greater,
-    GreaterEqual,
-};
 
 // A shape seen as [outer, extent, inner] around one axis.
 struct Split {
@@ -58,11 +29,18 @@ struct PermuteWalk {
     std::size_t strides[max_rank];
 };
 
-template <class T>
-void unary(UnaryOp op, const T* x, T* out, std::size_t count);
+// Whether the device has a formula for the elementwise opcode `opcode` (one
+// operand or two, no attributes); the host's reference kernel serves the others.
+bool has_device_formula(Opcode opcode);
 
+// out[i] = formula(operands[0][i] (, operands[1][i])) for an opcode with a
+// device formula.
 template <class T>
-void binary(BinaryOp op, const T* a, const T* b, T* out, std::size_t count);
+void map(Opcode opcode, const T* const* operands, T* out, std::size_t count);
+
+// 1 where `direction` holds between a[i] and b[i], else 0.
+template <class T>
+void compare(Comparison direction, const T* a, const T* b, T* out, std::size_t count);
 
 // mask != 0 ? a : b
 template <class T>

@@ -148,8 +148,6 @@ void download_stored(const HostMemory<T>& host, const DeviceMemory<T>& device) {
     }
 }
 
-}  // namespace
-
 template <Element T>
 bool runs_on_device(const PlanState<T>& plan) {
     return std::any_of(plan.steps.begin(), plan.steps.end(), [](const Step<T>& step) {

@@ -7,35 +7,17 @@
 #include <array>
 #include <climits>
 #include <optional>
+#include <vector>
 
 namespace topos::detail::cuda {
 namespace {
 
 static_assert(Shape::max_rank <= max_rank, "a permutation's walk holds every axis");
 
-constexpr std::array served = {
-    Opcode::Add,
-    Opcode::Sub,
-    Opcode::Mul,
-    Opcode::Div,
-    Opcode::Maximum,
-    Opcode::Minimum,
-    Opcode::Compare,
-    Opcode::Select,
-    Opcode::Neg,
-    Opcode::Abs,
-    Opcode::Sign,
-    Opcode::Exp,
-    Opcode::Expm1,
-    Opcode::Log,
-    Opcode::Log1p,
-    Opcode::Sqrt,
-    Opcode::Rsqrt,
-    Opcode::Square,
-    Opcode::Sin,
-    Opcode::Cos,
-    Opcode::Tanh,
-    Opcode::Sigmoid,
+// The structured kernels of the device: products, reductions along an axis,
+// and moves of elements. Elementwise opcodes are served when the device has
+// their formula (has_device_formula), Compare and Select always.
+constexpr std::array structured = {
     Opcode::MatMul,
     Opcode::Sum,
     Opcode::Max,
@@ -44,6 +26,25 @@ constexpr std::array served = {
     Opcode::Permute,
     Opcode::BroadcastAlong,
 };
+
+bool computes(Opcode opcode) {
+    if (op_info(opcode).kind == OpKind::Elementwise) {
+        return opcode == Opcode::Compare || opcode == Opcode::Select ||
+               has_device_formula(opcode);
+    }
+    return std::find(structured.begin(), structured.end(), opcode) != structured.end();
+}
+
+// Walks the op table once.
+std::vector<Opcode> served_opcodes() {
+    std::vector<Opcode> served;
+    for (std::size_t i = 0; i < opcode_count; ++i) {
+        if (computes(static_cast<Opcode>(i))) {
+            served.push_back(static_cast<Opcode>(i));
+        }
+    }
+    return served;
+}
 
 // Below these sizes a launch (and the transfers around a mixed plan) costs more
 // than the reference kernel, and small plans keep the reference's bits.
@@ -62,80 +63,6 @@ std::size_t elements_touched(const NodeView& node, std::span<const Shape> operan
         most = std::max(most, operand.elements());
     }
     return most;
-}
-
-std::optional<UnaryOp> unary_op(Opcode opcode) {
-    switch (opcode) {
-        case Opcode::Neg:
-            return UnaryOp::Neg;
-        case Opcode::Abs:
-            return UnaryOp::Abs;
-        case Opcode::Sign:
-            return UnaryOp::Sign;
-        case Opcode::Exp:
-            return UnaryOp::Exp;
-        case Opcode::Expm1:
-            return UnaryOp::Expm1;
-        case Opcode::Log:
-            return UnaryOp::Log;
-        case Opcode::Log1p:
-            return UnaryOp::Log1p;
-        case Opcode::Sqrt:
-            return UnaryOp::Sqrt;
-        case Opcode::Rsqrt:
-            return UnaryOp::Rsqrt;
-        case Opcode::Square:
-            return UnaryOp::Square;
-        case Opcode::Sin:
-            return UnaryOp::Sin;
-        case Opcode::Cos:
-            return UnaryOp::Cos;
-        case Opcode::Tanh:
-            return UnaryOp::Tanh;
-        case Opcode::Sigmoid:
-            return UnaryOp::Sigmoid;
-        default:
-            return std::nullopt;
-    }
-}
-
-BinaryOp comparison_op(Comparison direction) {
-    switch (direction) {
-        case Comparison::Equal:
-            return BinaryOp::Equal;
-        case Comparison::NotEqual:
-            return BinaryOp::NotEqual;
-        case Comparison::Less:
-            return BinaryOp::Less;
-        case Comparison::LessEqual:
-            return BinaryOp::LessEqual;
-        case Comparison::Greater:
-            return BinaryOp::Greater;
-        case Comparison::GreaterEqual:
-            return BinaryOp::GreaterEqual;
-    }
-    return BinaryOp::Equal;
-}
-
-std::optional<BinaryOp> binary_op(const NodeView& node) {
-    switch (node.opcode()) {
-        case Opcode::Add:
-            return BinaryOp::Add;
-        case Opcode::Sub:
-            return BinaryOp::Sub;
-        case Opcode::Mul:
-            return BinaryOp::Mul;
-        case Opcode::Div:
-            return BinaryOp::Div;
-        case Opcode::Maximum:
-            return BinaryOp::Maximum;
-        case Opcode::Minimum:
-            return BinaryOp::Minimum;
-        case Opcode::Compare:
-            return comparison_op(node.attributes_as<CompareAttributes>().direction);
-        default:
-            return std::nullopt;
-    }
 }
 
 Split split_of(AxisSplit split) {
@@ -192,11 +119,12 @@ void product(std::span<const View<T>> operands, T* out) {
 }  // namespace
 
 std::span<const Opcode> device_opcodes() {
+    static const std::vector<Opcode> served = served_opcodes();
     return served;
 }
 
 bool worth_serving(const NodeView& node, std::span<const Shape> operands) {
-    if (std::find(served.begin(), served.end(), node.opcode()) == served.end()) {
+    if (!computes(node.opcode())) {
         return false;
     }
     if (node.opcode() == Opcode::MatMul) {
@@ -209,13 +137,20 @@ template <Element T>
 void run_on_device(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const T* x = operands[0].data;
     const std::size_t count = node.shape().elements();
-    if (const auto op = unary_op(node.opcode())) {
-        return unary(*op, x, out, count);
-    }
-    if (const auto op = binary_op(node)) {
-        return binary(*op, x, operands[1].data, out, count);
+    if (has_device_formula(node.opcode())) {
+        std::array<const T*, max_operands> pointers{};
+        for (std::size_t i = 0; i < operands.size(); ++i) {
+            pointers[i] = operands[i].data;
+        }
+        return map(node.opcode(), pointers.data(), out, count);
     }
     switch (node.opcode()) {
+        case Opcode::Compare:
+            return compare(node.attributes_as<CompareAttributes>().direction,
+                           x,
+                           operands[1].data,
+                           out,
+                           count);
         case Opcode::Select:
             return select(x, operands[1].data, operands[2].data, out, count);
         case Opcode::MatMul:
