@@ -7,9 +7,9 @@
 #include <topos/emit/stablehlo.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
-#include <topos/ops/opcode.hpp>
 #include <topos/graph/symbol.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/ops/opcode.hpp>
 #include <topos/pattern/pattern.hpp>
 #include <topos/plan/plan.hpp>
 #include <topos/run/entry.hpp>

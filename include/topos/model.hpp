@@ -4,8 +4,10 @@
 
 #include <topos/autodiff/adjoints.hpp>
 #include <topos/core/error.hpp>
+#include <topos/core/isa.hpp>
 #include <topos/core/shape.hpp>
 #include <topos/core/tensor.hpp>
+#include <topos/core/threads.hpp>
 #include <topos/graph/compositions.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
@@ -28,5 +30,3 @@
 #include <topos/model/transformer.hpp>
 #include <topos/run/parameters.hpp>
 #include <topos/run/run.hpp>
-#include <topos/core/isa.hpp>
-#include <topos/core/threads.hpp>

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "graph/spec.hpp"
-#include "run/run_layout.hpp"
 #include "ops/op_info.hpp"
+#include "run/run_layout.hpp"
 #include <topos/run/run.hpp>
 
 #include <vector>

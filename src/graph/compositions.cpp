@@ -107,8 +107,9 @@ template <Element T>
 Value<T> leaf_like(const Value<T>& anchor, T value) {
     return detail::GraphAccess::value(
         detail::GraphAccess::state(anchor),
-        detail::append_source(
-            *detail::GraphAccess::state(anchor), Opcode::Leaf, Tensor<T>::filled(anchor.shape(), value)));
+        detail::append_source(*detail::GraphAccess::state(anchor),
+                              Opcode::Leaf,
+                              Tensor<T>::filled(anchor.shape(), value)));
 }
 
 // A per-channel [C] vector spread over `like`'s shape (channels on axis 1).

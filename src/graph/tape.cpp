@@ -13,18 +13,20 @@ Tape<T>::Tape() : state_(std::make_shared<detail::TapeState<T>>()) {
 
 template <Element T>
 Value<T> Tape<T>::parameter(Tensor<T> initial) {
-    return detail::GraphAccess::value(state_, detail::append_source(*state_, Opcode::Parameter, std::move(initial)));
+    return detail::GraphAccess::value(
+        state_, detail::append_source(*state_, Opcode::Parameter, std::move(initial)));
 }
 
 template <Element T>
 Value<T> Tape<T>::input(Tensor<T> default_value) {
-    return detail::GraphAccess::value(state_,
-                    detail::append_source(*state_, Opcode::Input, std::move(default_value)));
+    return detail::GraphAccess::value(
+        state_, detail::append_source(*state_, Opcode::Input, std::move(default_value)));
 }
 
 template <Element T>
 Value<T> Tape<T>::leaf(Tensor<T> constant) {
-    return detail::GraphAccess::value(state_, detail::append_source(*state_, Opcode::Leaf, std::move(constant)));
+    return detail::GraphAccess::value(
+        state_, detail::append_source(*state_, Opcode::Leaf, std::move(constant)));
 }
 
 template <Element T>

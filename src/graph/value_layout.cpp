@@ -139,6 +139,7 @@ Value<T> concat(const std::vector<Value<T>>& values, std::size_t axis) {
 template <Element T>
 Value<T> stack(const std::vector<Value<T>>& values, std::size_t axis) {
     std::vector<Value<T>> expanded;
+    expanded.reserve(values.size());
     for (const Value<T>& value : values) {
         expanded.push_back(value.unsqueeze(axis));
     }
@@ -150,6 +151,7 @@ Value<T> gather(const Value<T>& table, const Value<T>& indices) {
     return table.apply(Opcode::Gather, {table, indices});
 }
 
+// NOLINTBEGIN(bugprone-macro-parentheses): T names a type.
 #define TOPOS_INSTANTIATE(T)                                                                      \
     template Value<T> Value<T>::reshape(Shape) const;                                             \
     template Value<T> Value<T>::permute(Axes) const;                                              \
@@ -170,6 +172,7 @@ Value<T> gather(const Value<T>& table, const Value<T>& indices) {
     template Value<T> gather(const Value<T>&, const Value<T>&);
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+// NOLINTEND(bugprone-macro-parentheses)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

@@ -189,6 +189,7 @@ HloValue HloBuilder::reshape(HloValue a, const Shape& shape) {
 HloValue HloBuilder::transpose(HloValue a, std::span<const std::size_t> order) {
     const std::vector<std::size_t> permutation(order.begin(), order.end());
     std::vector<std::size_t> extents;
+    extents.reserve(permutation.size());
     for (std::size_t axis : permutation) {
         extents.push_back(shape(a)[axis]);
     }

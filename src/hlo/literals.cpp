@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 namespace topos::detail {
@@ -27,6 +26,15 @@ std::string hex_bits(Bits bits) {
         text += static_cast<char>(digit >= 'a' ? digit - 'a' + 'A' : digit);
     }
     return text;
+}
+
+// Whether two reals have the same bits (NaNs by payload, -0 apart from +0).
+bool same_bits(float a, float b) {
+    return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+bool same_bits(double a, double b) {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
 }
 
 // MLIR's lexer reads `1e-05` as an integer and an identifier: a float literal
@@ -74,9 +82,8 @@ std::string dense_literal(std::span<const T> values, const Shape& shape) {
     if (values.empty()) {
         return {};
     }
-    const bool splat = std::all_of(values.begin(), values.end(), [&](T value) {
-        return std::memcmp(&value, &values.front(), sizeof(T)) == 0;
-    });
+    const bool splat = std::all_of(
+        values.begin(), values.end(), [&](T value) { return same_bits(value, values.front()); });
     if (shape.rank() == 0 || splat) {
         return real_literal(values.front());
     }

@@ -17,7 +17,7 @@
 namespace topos::detail {
 namespace {
 
-constexpr std::size_t largest_tile = 12 * 32;
+constexpr std::size_t largest_tile = std::size_t{12} * 32;
 
 std::size_t divide_up(std::size_t a, std::size_t b) {
     return (a + b - 1) / b;

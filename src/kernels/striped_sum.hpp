@@ -30,7 +30,7 @@ void fold_partials(T* partials, std::size_t width) {
 // The striped sum of term(0), ..., term(count - 1).
 template <class T, class Term>
 T striped_sum(std::size_t count, Term term) {
-    std::array<T, summation_lanes> partials;
+    std::array<T, summation_lanes> partials{};
     partials.fill(T{-0.0});
     for (std::size_t a = 0; a < count; ++a) {
         partials[a % summation_lanes] += term(a);

@@ -49,9 +49,9 @@ Stepped<T, SgdState<T>> Sgd::step(const Parameters<T>& parameters,
         next_parameters.emplace_back(shape, p2);
         next_buffers.emplace_back(shape, b2);
     }
-    return {parameters.with_values(std::move(next_parameters)),
-            {.steps = state.steps + 1,
-             .momentum = parameters.with_values(std::move(next_buffers))}};
+    return {
+        parameters.with_values(std::move(next_parameters)),
+        {.steps = state.steps + 1, .momentum = parameters.with_values(std::move(next_buffers))}};
 }
 
 template SgdState<float> Sgd::start(const Parameters<float>&) const;

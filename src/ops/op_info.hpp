@@ -220,8 +220,8 @@ enum class OpKind : std::uint8_t {
 };
 
 struct OpInfo {
-    Opcode opcode;
-    OpKind kind;
+    Opcode opcode{};
+    OpKind kind{};
     std::size_t arity = 0;
     ShapeRule infer = nullptr;
     Kernel<float> kernel_f32 = nullptr;

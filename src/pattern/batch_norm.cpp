@@ -316,8 +316,8 @@ bool raises_batch_norm(const Match& match, const RaiseContext& context) {
     if (!b.training) {
         return true;
     }
-    const double per_channel =
-        context.rounded(static_cast<double>(b.shape.elements() / b.shape[1]));
+    const std::size_t count = b.shape.elements() / b.shape[1];  // exact: the channel's elements
+    const double per_channel = context.rounded(static_cast<double>(count));
     const auto counts_elements = [&](std::uint32_t node) {
         return context.uniform_leaf(node) == std::optional<double>(per_channel);
     };

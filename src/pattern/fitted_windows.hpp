@@ -17,7 +17,7 @@ namespace topos::detail {
 // zero padding [low, high] each spatial axis still needs.
 struct FittedImage {
     HloValue image;
-    std::array<std::array<std::size_t, 2>, 2> padding;
+    std::array<std::array<std::size_t, 2>, 2> padding{};
 };
 
 FittedImage fitted_image(HloBuilder& build, HloValue image, const WindowGeometry& g);

@@ -1,20 +1,11 @@
 #include <topos/pattern/pattern.hpp>
 
-#include <array>
 #include <ostream>
 
 namespace topos {
-namespace {
-
-constexpr std::array<std::string_view, pattern_kind_count> pattern_names = {
-#define TOPOS_PATTERN(enumerator, row) #enumerator,
-#include <topos/pattern/patterns.def>
-};
-
-}  // namespace
 
 std::string_view name_of(PatternKind kind) {
-    return pattern_names[static_cast<std::size_t>(kind)];
+    return detail::pattern_names[static_cast<std::size_t>(kind)];
 }
 
 std::ostream& operator<<(std::ostream& out, PatternKind kind) {

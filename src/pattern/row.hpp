@@ -41,7 +41,7 @@ struct RaiseContext {
 };
 
 struct PatternRow {
-    PatternKind kind;
+    PatternKind kind{};
     // The structure rooted at `root`, if it is there. Null for a pattern the
     // plan grows instead (Map).
     std::optional<Match> (*match)(const SpecView& spec, std::uint32_t root) = nullptr;

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "ops/op_info.hpp"
-#include <topos/graph/node.hpp>
 #include "run/tally_scope.hpp"
+#include <topos/graph/node.hpp>
 
 #include <span>
 #include <string>

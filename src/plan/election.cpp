@@ -137,6 +137,7 @@ std::vector<Election> elect(const std::vector<Node>& nodes,
     const std::vector<Match> candidates = without_conflicts(std::move(matches));
     const Ballot ballot(nodes, schedule, declared, retained);
     std::vector<const Match*> elected;
+    elected.reserve(candidates.size());
     for (const Match& match : candidates) {
         elected.push_back(&match);
     }
@@ -151,6 +152,7 @@ std::vector<Election> elect(const std::vector<Node>& nodes,
         }
     }
     std::vector<Election> elections;
+    elections.reserve(elected.size());
     for (const Match* match : elected) {
         elections.push_back({*match, ballot.writes(*match)});
     }

@@ -2,12 +2,12 @@
 // liveness for describe(), and the executable steps with their buffer locations.
 #pragma once
 
-#include "plan/backend_seam.hpp"
 #include "graph/spec.hpp"
-#include "run/run_layout.hpp"
 #include "ops/op_info.hpp"
 #include "pattern/match.hpp"
+#include "plan/backend_seam.hpp"
 #include "plan/liveness.hpp"
+#include "run/run_layout.hpp"
 #include <topos/plan/plan.hpp>
 
 #include <array>
@@ -36,10 +36,10 @@ struct SourceUse {
 
 template <Element T>
 struct Step {
-    Kernel<T> kernel;  // null when an elected pattern serves the step
-    const Node* node;
-    std::array<Location, Node::max_operands> operands;
-    Location output;
+    Kernel<T> kernel = nullptr;  // null when an elected pattern serves the step
+    const Node* node = nullptr;
+    std::array<Location, Node::max_operands> operands{};
+    Location output{};
     std::int32_t election = -1;      // index into PlanState::elections, for a pattern's root
     const Server* server = nullptr;  // the optional backend that serves it, or the reference
 };

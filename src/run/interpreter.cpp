@@ -1,9 +1,8 @@
 #include "run/interpreter.hpp"
-#include "run/access.hpp"
 
 #include "graph/node_view.hpp"
+#include "run/access.hpp"
 #include "run/tally_scope.hpp"
-
 #include <topos/core/error.hpp>
 
 #include <array>

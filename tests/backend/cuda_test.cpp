@@ -157,9 +157,9 @@ TEST(CudaBackend, ServesTheElementwiseRowsItHasFormulasFor) {
     for (std::size_t i = 0; i < opcode_count; ++i) {
         const auto opcode = static_cast<Opcode>(i);
         const detail::OpInfo& row = detail::op_info(opcode);
-        const bool listed = std::find(cuda->formulas.begin(),
-                                      cuda->formulas.end(),
-                                      std::string(name_of(opcode))) != cuda->formulas.end();
+        const bool listed =
+            std::find(cuda->formulas.begin(), cuda->formulas.end(), std::string(name_of(opcode))) !=
+            cuda->formulas.end();
         if (detail::cuda::has_device_formula(opcode)) {
             EXPECT_EQ(row.kind, detail::OpKind::Elementwise) << opcode;
             EXPECT_LE(row.arity, 2u) << opcode;

@@ -3,8 +3,8 @@
 // counts and words, columns that widen for long cells, and operator<< of a Node.
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
-#include <topos/ops/opcode.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/ops/opcode.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 // refused with a message that names it; kinds print their list names, and the
 // formula that serves a pattern is its kind.
 #include "pattern/catalog.hpp"
+
 #include <topos/core/error.hpp>
 #include <topos/pattern/pattern.hpp>
 

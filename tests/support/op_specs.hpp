@@ -47,7 +47,7 @@ struct OpSpec {
     // Part of the advice the rejection must give (how to fix the call).
     const char* advice;
     // For an elementwise unary opcode, what it computes; empty for the others,
-    // whose references the kernel reference test writes out.
+    // whose references tests/support/naive_reference.cpp writes out.
     UnaryReference reference = {};
 };
 

@@ -33,7 +33,7 @@ public:
     static Tally tallied(Region&& region) {
         using Callable = std::remove_reference_t<Region>;
         return tally_region([](void* callable) { (*static_cast<Callable*>(callable))(); },
-                           const_cast<void*>(static_cast<const void*>(std::addressof(region))));
+                            const_cast<void*>(static_cast<const void*>(std::addressof(region))));
     }
 
 private:

@@ -66,8 +66,7 @@ public:
     Entry<T> entry(std::initializer_list<Symbol> roots) const;
     Entry<T> entry(const std::vector<Symbol>& roots) const;
 
-    template <std::ranges::input_range Range>
-        requires(!std::same_as<Range, std::vector<Symbol>>)
+    template <SymbolRange Range>
     Entry<T> entry(const Range& roots) const {
         std::vector<Symbol> symbols;
         for (const auto& root : roots) {

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <topos/core/shape.hpp>
-#include <topos/ops/opcode.hpp>
 #include <topos/graph/symbol.hpp>
+#include <topos/ops/opcode.hpp>
 
 #include <array>
 #include <cstdint>

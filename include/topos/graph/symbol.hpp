@@ -2,8 +2,11 @@
 // recorded into and every network reopened from it. It outlives the tape.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <iosfwd>
+#include <ranges>
+#include <vector>
 
 namespace topos {
 
@@ -26,5 +29,11 @@ private:
 };
 
 std::ostream& operator<<(std::ostream& out, const Symbol& symbol);
+
+// A range of symbols (or of values, which convert to symbols) other than a
+// std::vector<Symbol>: what the templated overloads of entry, differentiate and
+// vjp take, beside their std::vector<Symbol> overloads.
+template <class R>
+concept SymbolRange = std::ranges::input_range<R> && !std::same_as<R, std::vector<Symbol>>;
 
 }  // namespace topos

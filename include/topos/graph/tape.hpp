@@ -10,8 +10,8 @@
 #include <topos/graph/value.hpp>
 
 #include <array>
-#include <cstdint>
 #include <concepts>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <ranges>
@@ -73,8 +73,7 @@ public:
     // with vjp, by the autodiff layer.
     Adjoints<T> differentiate(const Value<T>& target, std::initializer_list<Symbol> wrt);
 
-    template <std::ranges::input_range Range>
-        requires(!std::same_as<Range, std::vector<Symbol>>)
+    template <SymbolRange Range>
     Adjoints<T> differentiate(const Value<T>& target, const Range& wrt) {
         return differentiate(target, symbols_of(wrt));
     }
@@ -87,8 +86,7 @@ public:
                     const Value<T>& seed,
                     std::initializer_list<Symbol> wrt);
 
-    template <std::ranges::input_range Range>
-        requires(!std::same_as<Range, std::vector<Symbol>>)
+    template <SymbolRange Range>
     Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, const Range& wrt) {
         return vjp(target, seed, symbols_of(wrt));
     }

@@ -6,8 +6,8 @@
 
 #include <topos/core/shape.hpp>
 #include <topos/core/tensor.hpp>
-#include <topos/ops/opcode.hpp>
 #include <topos/graph/symbol.hpp>
+#include <topos/ops/opcode.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -59,7 +59,7 @@ public:
     Value softplus() const;
     Value silu() const;   // x sigmoid(x), the sigmoid-weighted linear unit (swish)
     Value floor() const;  // the largest integer not above x; its derivative is 0
-    Value relu() const;  // records Maximum against a zero Leaf
+    Value relu() const;   // records Maximum against a zero Leaf
     Value maximum(const Value& other) const;
     Value minimum(const Value& other) const;
     Value pow(const Value& exponent) const;

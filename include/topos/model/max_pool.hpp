@@ -28,8 +28,8 @@ public:
     std::string describe() const;
 
 private:
-    std::size_t size_;
-    std::size_t stride_;
+    std::size_t size_ = 0;
+    std::size_t stride_ = 0;
 };
 
 extern template class MaxPool2d<float>;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <variant>
@@ -22,17 +23,15 @@ enum class Opcode : std::uint8_t {
 #include <topos/ops/opcodes.def>
 };
 
-inline constexpr std::size_t opcode_count = 0
-#define TOPOS_OPCODE(enumerator, row) +1
-#include <topos/ops/opcodes.def>
-    ;
-
 namespace detail {
-inline constexpr std::array<std::string_view, opcode_count> opcode_names = {
+// The enumerators' names, in list order.
+inline constexpr std::string_view opcode_names[] = {
 #define TOPOS_OPCODE(enumerator, row) #enumerator,
 #include <topos/ops/opcodes.def>
 };
 }  // namespace detail
+
+inline constexpr std::size_t opcode_count = std::size(detail::opcode_names);
 
 // What a node's elements are: real numbers, or indices (exact integers carried
 // in the tape's element type, read by Gather, ScatterAdd and OneHot).
@@ -47,6 +46,7 @@ std::ostream& operator<<(std::ostream& out, DType dtype);
 constexpr std::string_view name_of(Opcode opcode) {
     return detail::opcode_names[static_cast<std::size_t>(opcode)];
 }
+
 std::ostream& operator<<(std::ostream& out, Opcode opcode);
 
 // Whether the opcode is a source (Parameter, Input, Leaf): no operands, a payload.

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,10 +26,15 @@ enum class PatternKind : std::uint8_t {
 #include <topos/pattern/patterns.def>
 };
 
-inline constexpr std::size_t pattern_kind_count = 0
-#define TOPOS_PATTERN(enumerator, row) +1
+namespace detail {
+// The enumerators' names, in list order.
+inline constexpr std::string_view pattern_names[] = {
+#define TOPOS_PATTERN(enumerator, row) #enumerator,
 #include <topos/pattern/patterns.def>
-    ;
+};
+}  // namespace detail
+
+inline constexpr std::size_t pattern_kind_count = std::size(detail::pattern_names);
 
 // Who computes an elected pattern: the fused kernel of the pattern's kind, so
 // the formula is the kind (`Formula::WindowProduct` names both).

@@ -40,7 +40,7 @@ struct Liveness {
         Releasable,  // backward posture: could be released after node `after`
         Fused,       // interior of an elected pattern: never materialised
     };
-    Kind kind;
+    Kind kind = Kind::Freed;
     std::uint32_t after = 0;  // a node index, for Freed and Releasable
 };
 

@@ -29,8 +29,7 @@ constexpr std::array structured = {
 
 bool computes(Opcode opcode) {
     if (op_info(opcode).kind == OpKind::Elementwise) {
-        return opcode == Opcode::Compare || opcode == Opcode::Select ||
-               has_device_formula(opcode);
+        return opcode == Opcode::Compare || opcode == Opcode::Select || has_device_formula(opcode);
     }
     return std::find(structured.begin(), structured.end(), opcode) != structured.end();
 }
@@ -146,11 +145,8 @@ void run_on_device(const NodeView& node, std::span<const View<T>> operands, T* o
     }
     switch (node.opcode()) {
         case Opcode::Compare:
-            return compare(node.attributes_as<CompareAttributes>().direction,
-                           x,
-                           operands[1].data,
-                           out,
-                           count);
+            return compare(
+                node.attributes_as<CompareAttributes>().direction, x, operands[1].data, out, count);
         case Opcode::Select:
             return select(x, operands[1].data, operands[2].data, out, count);
         case Opcode::MatMul:

@@ -104,7 +104,7 @@ inline Pair erf_small(double u, Pair z) {
 // erfc(u + u_lo) = 2^k (hi + lo) for 0.75 <= u <= 28, |u_lo| <= 2^-52 u, z = (u + u_lo)^2 as a
 // pair: exp(-z) times the smooth factor exp(u^2) erfc(u) from the piecewise polynomials.
 inline Scaled erfc_kernel(double u, double u_lo, Pair z) {
-    Pair r;  // exp(u^2) erfc(u)
+    Pair r{};  // exp(u^2) erfc(u)
     if (u < 3.0) {
         const bool near = u < 2.0;
         const double h = u - (near ? erfc_near_centre : erfc_mid_centre);  // exact
