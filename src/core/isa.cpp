@@ -1,6 +1,7 @@
 #include <topos/core/isa.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <ostream>
@@ -39,13 +40,21 @@ Isa cap_from_environment() {
     return Isa::Avx512;
 }
 
-std::atomic<Isa>& chosen() {
-    static std::atomic<Isa> isa{[] {
-        const Isa best = supported_isas().back();
-        const Isa cap = cap_from_environment();
-        return cap < best ? cap : best;
-    }()};
-    return isa;
+// The set in use, once chosen; constant-initialised, so reading it costs one
+// load (kernels ask on every call) and no guard of a function-local static.
+constexpr std::uint8_t unchosen = 0xff;
+std::atomic<std::uint8_t> chosen{unchosen};
+
+// The first choice: the best this processor runs, at most the environment's cap.
+// A cap set meanwhile by set_max_isa wins.
+Isa choose() {
+    const Isa best = supported_isas().back();
+    const Isa cap = cap_from_environment();
+    std::uint8_t expected = unchosen;
+    chosen.compare_exchange_strong(expected,
+                                   static_cast<std::uint8_t>(cap < best ? cap : best),
+                                   std::memory_order_relaxed);
+    return static_cast<Isa>(chosen.load(std::memory_order_relaxed));
 }
 
 }  // namespace
@@ -72,12 +81,13 @@ std::span<const Isa> supported_isas() {
 }
 
 Isa isa() {
-    return chosen().load(std::memory_order_relaxed);
+    const std::uint8_t isa = chosen.load(std::memory_order_relaxed);
+    return isa != unchosen ? static_cast<Isa>(isa) : choose();
 }
 
 void set_max_isa(Isa cap) {
     const Isa best = supported_isas().back();
-    chosen().store(cap < best ? cap : best, std::memory_order_relaxed);
+    chosen.store(static_cast<std::uint8_t>(cap < best ? cap : best), std::memory_order_relaxed);
 }
 
 }  // namespace topos
