@@ -51,9 +51,8 @@ Isa choose() {
     const Isa best = supported_isas().back();
     const Isa cap = cap_from_environment();
     std::uint8_t expected = unchosen;
-    chosen.compare_exchange_strong(expected,
-                                   static_cast<std::uint8_t>(cap < best ? cap : best),
-                                   std::memory_order_relaxed);
+    chosen.compare_exchange_strong(
+        expected, static_cast<std::uint8_t>(cap < best ? cap : best), std::memory_order_relaxed);
     return static_cast<Isa>(chosen.load(std::memory_order_relaxed));
 }
 
