@@ -1,5 +1,6 @@
-// Plans against the interpreter: an MLP-sized graph forwarded both ways, and
-// the per-node cost of dispatch on a long chain of scalar nodes.
+// Plans against the interpreter: an MLP-sized graph forwarded both ways, the
+// per-node cost of dispatch on a long chain of scalar nodes, and the cost of
+// lowering chains of 10^4..10^6 nodes in each posture.
 #include <topos/topos.hpp>
 
 #include <benchmark/benchmark.h>
@@ -85,5 +86,53 @@ void dispatch_plan(benchmark::State& state) {
 }
 
 BENCHMARK(dispatch_plan)->Unit(benchmark::kMicrosecond);
+
+// The chain the lowering scales with: `nodes` tanh nodes after a scalar input.
+struct TanhChain {
+    topos::Network<double> network;
+    topos::Symbol last;
+};
+
+TanhChain tanh_chain(std::size_t nodes) {
+    Tape<double> tape;
+    auto y = tape.input(0.5);
+    for (std::size_t i = 0; i < nodes; ++i) {
+        y = y.tanh();
+    }
+    const topos::Symbol last = y;
+    return {std::move(tape).into_network(), last};
+}
+
+enum class Posture {
+    Forward,
+    Backward
+};
+
+// Lowering only: the chain is recorded once, outside the timed loop.
+void BM_LowerChain(benchmark::State& state, Posture posture) {
+    const TanhChain chain = tanh_chain(static_cast<std::size_t>(state.range(0)));
+    auto entry = chain.network.entry({chain.last});
+    if (posture == Posture::Backward) {
+        entry = entry.backward();
+    }
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(entry.lower());
+    }
+    state.counters["ns/node"] = benchmark::Counter(
+        static_cast<double>(state.range(0)),
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert,
+        benchmark::Counter::kIs1000);
+}
+
+BENCHMARK_CAPTURE(BM_LowerChain, forward, Posture::Forward)
+    ->RangeMultiplier(10)
+    ->Range(10'000, 1'000'000)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LowerChain, backward, Posture::Backward)
+    ->RangeMultiplier(10)
+    ->Range(10'000, 1'000'000)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

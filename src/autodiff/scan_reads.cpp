@@ -37,6 +37,10 @@ public:
 
     Ref scalar(double) override { return fresh(Shape{}); }
 
+    // What one derivative rule made is read by no other rule: dropping it
+    // keeps the probe's memory to one node's worth however long the graph.
+    void forget_made() { made_.clear(); }
+
     Ref fresh(Shape shape) {
         made_.push_back(std::move(shape));
         return Ref{static_cast<std::uint32_t>(nodes_.size() + made_.size() - 1)};
@@ -61,6 +65,7 @@ std::vector<bool> values_read_by_scan(const std::vector<Node>& nodes,
         if (!scheduled[index] || is_source(node.opcode())) {
             continue;
         }
+        probe.forget_made();
         const std::size_t arity = node.operands().size();
         for (std::size_t i = 0; i < arity; ++i) {
             operands[i] = Ref{node.operands()[i]};

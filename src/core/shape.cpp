@@ -1,9 +1,9 @@
+#include "core/shape_too_large.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/shape.hpp>
 
 #include <algorithm>
 #include <ostream>
-#include <sstream>
 
 namespace topos {
 namespace {
@@ -16,6 +16,30 @@ void check_rank(std::size_t rank) {
     }
 }
 
+std::string text_of(std::span<const std::size_t> extents) {
+    std::string text = "[";
+    for (std::size_t axis = 0; axis < extents.size(); ++axis) {
+        text += (axis ? ", " : "") + std::to_string(extents[axis]);
+    }
+    return text + ']';
+}
+
+// Every shape passes here: the product of its nonzero extents (what the strides
+// reach) must stay within max_elements.
+void check_size(std::span<const std::size_t> extents) {
+    std::size_t reach = 1;
+    for (const std::size_t extent : extents) {
+        if (extent != 0 && reach > Shape::max_elements / extent) {
+            throw detail::ShapeTooLarge(
+                "the shape " + text_of(extents) +
+                " is too large: its extents multiply past 2^60 - 1 (Shape::max_elements), more "
+                "elements than any tensor can address; check the extents and attributes that "
+                "produced it");
+        }
+        reach *= extent == 0 ? 1 : extent;
+    }
+}
+
 }  // namespace
 
 Shape::Shape(std::initializer_list<std::size_t> extents)
@@ -23,6 +47,7 @@ Shape::Shape(std::initializer_list<std::size_t> extents)
 
 Shape::Shape(std::span<const std::size_t> extents) : rank_(extents.size()) {
     check_rank(extents.size());
+    check_size(extents);
     std::copy(extents.begin(), extents.end(), extents_.begin());
 }
 
@@ -65,19 +90,19 @@ Shape Shape::with_axis(std::size_t axis, std::size_t extent) const {
             result.extents_[result.rank_++] = extents_[i];
         }
     }
+    check_size(result.extents());
     return result;
 }
 
 Shape Shape::with_extent(std::size_t axis, std::size_t extent) const {
     Shape result = *this;
     result.extents_[axis] = extent;
+    check_size(result.extents());
     return result;
 }
 
 std::string Shape::str() const {
-    std::ostringstream out;
-    out << *this;
-    return out.str();
+    return text_of(extents());
 }
 
 bool operator==(const Shape& a, const Shape& b) {
@@ -85,11 +110,7 @@ bool operator==(const Shape& a, const Shape& b) {
 }
 
 std::ostream& operator<<(std::ostream& out, const Shape& shape) {
-    out << '[';
-    for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
-        out << (axis ? ", " : "") << shape[axis];
-    }
-    return out << ']';
+    return out << shape.str();
 }
 
 }  // namespace topos

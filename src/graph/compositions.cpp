@@ -21,13 +21,22 @@ void require(bool condition, const std::string& operation, const std::string& pr
     }
 }
 
-// The number of windows of `size` taps `dilation` apart, `step` apart, in `extent`.
+// The number of windows of `size` taps `dilation` apart, `step` apart, in
+// `extent` padded by `padding` on both sides; 0 where none fits, or where the
+// padded extent or the window's span would not even be representable.
 std::size_t window_count(std::size_t extent,
+                         std::size_t padding,
                          std::size_t size,
                          std::size_t step,
                          std::size_t dilation) {
-    const std::size_t span = dilation * (size - 1) + 1;
-    return extent < span ? 0 : (extent - span) / step + 1;
+    std::size_t padded = 0;
+    std::size_t span = 0;
+    if (size == 0 || __builtin_mul_overflow(padding, 2, &padded) ||
+        __builtin_add_overflow(padded, extent, &padded) ||
+        __builtin_mul_overflow(dilation, size - 1, &span) || span >= padded) {
+        return 0;
+    }
+    return (padded - span - 1) / step + 1;
 }
 
 void check_convolution(const Shape& image,
@@ -54,8 +63,8 @@ void check_convolution(const Shape& image,
             "the bias " + shape_text(bias) + " must be [" + std::to_string(filters[0]) +
                 "], one per output channel");
     require(stride >= 1 && dilation >= 1, op, "stride and dilation must be at least 1");
-    require(window_count(image[2] + 2 * padding, filters[2], stride, dilation) > 0 &&
-                window_count(image[3] + 2 * padding, filters[3], stride, dilation) > 0,
+    require(window_count(image[2], padding, filters[2], stride, dilation) > 0 &&
+                window_count(image[3], padding, filters[3], stride, dilation) > 0,
             op,
             "the filters " + shape_text(filters) + " do not fit the padded image " +
                 shape_text(image) + " (padding " + std::to_string(padding) + ", dilation " +
@@ -73,6 +82,10 @@ Value<T> windows_of(const Value<T>& image,
     return rows.unfold(4, width, stride, dilation);
 }
 
+// Pooling folds its taps one node at a time (the ReduceWindow pattern matches
+// that chain), so the window's side is bounded: 256 x 256 taps, 65,536 nodes.
+constexpr std::size_t largest_pooling_size = 256;
+
 // The windows of a pooling as [N, C, OH, OW, size * size], row-major in the window.
 template <Element T>
 Value<T> pooling_windows(const Value<T>& input, std::size_t size, std::size_t stride) {
@@ -80,6 +93,12 @@ Value<T> pooling_windows(const Value<T>& input, std::size_t size, std::size_t st
     require(
         shape.rank() == 4, "pooling", "the input " + shape_text(shape) + " must be NCHW (rank 4)");
     require(size >= 1 && stride >= 1, "pooling", "size and stride must be at least 1");
+    require(size <= largest_pooling_size,
+            "pooling",
+            "a " + std::to_string(size) + "x" + std::to_string(size) +
+                " window is too large: pooling records one node per tap, and windows are at most " +
+                std::to_string(largest_pooling_size) + "x" + std::to_string(largest_pooling_size) +
+                "; reduce a wider window with unfold and max or sum along its axis");
     require(shape[2] >= size && shape[3] >= size,
             "pooling",
             "a " + std::to_string(size) + "x" + std::to_string(size) +
@@ -171,6 +190,7 @@ Value<T> conv2d(const Value<T>& image,
                 std::size_t dilation) {
     const Shape f = filters.shape();
     check_convolution(image.shape(), f, bias.shape(), stride, padding, dilation);
+    const detail::RecordScope scope(image);
     Value<T> padded = image;
     if (padding > 0) {
         const Value<T> rows = image.pad(2, padding, padding);
@@ -190,12 +210,14 @@ Value<T> conv2d(const Value<T>& image,
 
 template <Element T>
 Value<T> max_pool(const Value<T>& input, std::size_t size, std::size_t stride) {
+    const detail::RecordScope scope(input);
     return fold_windows(pooling_windows(input, size, stride),
                         [](const Value<T>& a, const Value<T>& b) { return a.maximum(b); });
 }
 
 template <Element T>
 Value<T> average_pool(const Value<T>& input, std::size_t size, std::size_t stride) {
+    const detail::RecordScope scope(input);
     const Value<T> total = fold_windows(pooling_windows(input, size, stride),
                                         [](const Value<T>& a, const Value<T>& b) { return a + b; });
     return total / leaf_like(total, static_cast<T>(size * size));
@@ -207,6 +229,7 @@ BatchNormTraining<T> batch_norm_training(const Value<T>& input,
                                          const Value<T>& beta,
                                          double epsilon) {
     check_batch_norm(input, {&gamma, &beta});
+    const detail::RecordScope scope(input);
     const Axes axes = statistics_axes(input.shape());
     const Value<T> mean = input.mean(axes);
     const Value<T> centred = input - spread(mean, input.shape());
@@ -223,6 +246,7 @@ Value<T> batch_norm_inference(const Value<T>& input,
                               const Value<T>& running_variance,
                               double epsilon) {
     check_batch_norm(input, {&gamma, &beta, &running_mean, &running_variance});
+    const detail::RecordScope scope(input);
     const Value<T> centred = input - spread(running_mean, input.shape());
     return normalise(centred, running_variance, gamma, beta, epsilon);
 }

@@ -1,5 +1,6 @@
 #include "graph/record.hpp"
 
+#include "core/shape_too_large.hpp"
 #include "ops/op_info.hpp"
 #include <topos/core/error.hpp>
 
@@ -85,8 +86,7 @@ std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload
     return index;
 }
 
-Shape broadcast_shapes(
-    Opcode opcode, std::uint32_t a_node, const Shape& a, std::uint32_t b_node, const Shape& b) {
+std::optional<Shape> common_shape(const Shape& a, const Shape& b, BroadcastConflict& conflict) {
     const std::size_t rank = std::max(a.rank(), b.rank());
     std::array<std::size_t, Shape::max_rank> extents{};
     for (std::size_t axis = 0; axis < rank; ++axis) {
@@ -94,17 +94,39 @@ Shape broadcast_shapes(
         const std::size_t x = from_end <= a.rank() ? a[a.rank() - from_end] : 1;
         const std::size_t y = from_end <= b.rank() ? b[b.rank() - from_end] : 1;
         if (x != y && x != 1 && y != 1) {
-            std::ostringstream message;
-            message << name_of(opcode) << " of node " << a_node << ' ' << a << ", node " << b_node
-                    << ' ' << b << ": the shapes do not broadcast (axis " << axis
-                    << " of the result: " << x << " vs " << y
-                    << "); aligned from the last axis, extents must be equal "
-                    << "or 1";
-            throw ShapeError(message.str());
+            conflict = {axis, x, y};
+            return std::nullopt;
         }
-        extents[axis] = std::max(x, y);
+        extents[axis] = x == 1 ? y : x;
     }
     return Shape(std::span<const std::size_t>(extents.data(), rank));
+}
+
+std::string broadcast_advice(const BroadcastConflict& conflict) {
+    return "the shapes do not broadcast (axis " + std::to_string(conflict.axis) +
+           " of the result: " + std::to_string(conflict.a) + " vs " + std::to_string(conflict.b) +
+           "); aligned from the last axis, extents must be equal or 1";
+}
+
+Shape broadcast_shapes(
+    Opcode opcode, std::uint32_t a_node, const Shape& a, std::uint32_t b_node, const Shape& b) {
+    const auto fail = [&](const std::string& problem) {
+        std::ostringstream message;
+        message << name_of(opcode) << " of node " << a_node << ' ' << a << ", node " << b_node
+                << ' ' << b << ": " << problem;
+        throw ShapeError(message.str());
+    };
+    BroadcastConflict conflict{};
+    std::optional<Shape> common;
+    try {
+        common = common_shape(a, b, conflict);
+    } catch (const ShapeTooLarge& too_large) {
+        fail(too_large.what());
+    }
+    if (!common) {
+        fail(broadcast_advice(conflict));
+    }
+    return *common;
 }
 
 template std::uint32_t append(TapeState<float>&,

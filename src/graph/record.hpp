@@ -6,7 +6,11 @@
 #include "graph/spec.hpp"
 
 #include <cstdint>
+#include <exception>
+#include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace topos::detail {
 
@@ -21,6 +25,67 @@ std::uint32_t append_source(TapeState<T>& tape,
                             Opcode opcode,
                             Tensor<T> payload,
                             DType dtype = DType::Real);
+
+// Makes a call that records several nodes all or nothing: when the call throws,
+// what it appended (computed nodes, leaves and their payloads, parameters,
+// inputs) is removed again, so a failed record leaves the tape as it was. Every
+// public recording function opens one; nested scopes roll back to their own
+// marks, the outermost to the caller's tape.
+template <Element T>
+class RecordScope {
+public:
+    explicit RecordScope(TapeState<T>& tape)
+        : tape_(tape),
+          nodes_(tape.spec.nodes.size()),
+          payloads_(tape.spec.payloads.size()),
+          parameters_(tape.spec.parameters.size()),
+          inputs_(tape.spec.inputs.size()),
+          exceptions_(std::uncaught_exceptions()) {}
+
+    explicit RecordScope(const Value<T>& value) : RecordScope(*GraphAccess::state(value)) {}
+
+    RecordScope(const RecordScope&) = delete;
+    RecordScope& operator=(const RecordScope&) = delete;
+
+    ~RecordScope() {
+        if (std::uncaught_exceptions() > exceptions_) {
+            truncate(tape_.spec.nodes, nodes_);
+            truncate(tape_.spec.payload_slot, nodes_);
+            truncate(tape_.spec.payloads, payloads_);
+            truncate(tape_.spec.parameters, parameters_);
+            truncate(tape_.spec.inputs, inputs_);
+        }
+    }
+
+private:
+    template <class Item>
+    static void truncate(std::vector<Item>& items, std::size_t size) {
+        items.erase(items.begin() + static_cast<std::ptrdiff_t>(size), items.end());
+    }
+
+    TapeState<T>& tape_;
+    std::size_t nodes_;
+    std::size_t payloads_;
+    std::size_t parameters_;
+    std::size_t inputs_;
+    int exceptions_;
+};
+
+// Where two shapes fail to broadcast: the axis of the result, and both extents there.
+struct BroadcastConflict {
+    std::size_t axis;
+    std::size_t a;
+    std::size_t b;
+};
+
+// The numpy-style common shape of two shapes: aligned from the last axis, equal
+// extents stay and an extent of 1 takes the other's (0 included). Sets
+// `conflict` and returns nothing where an axis conflicts; throws ShapeTooLarge
+// when the common shape holds too many elements.
+std::optional<Shape> common_shape(const Shape& a, const Shape& b, BroadcastConflict& conflict);
+
+// What a conflict means and how to fix it, for the caller's message.
+std::string broadcast_advice(const BroadcastConflict& conflict);
 
 // The numpy-style common shape of two operands; throws ShapeError naming the
 // operation, both nodes and both shapes when they do not broadcast.

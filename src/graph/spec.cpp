@@ -1,5 +1,6 @@
 #include "graph/spec.hpp"
 
+#include "ops/index.hpp"
 #include <topos/core/error.hpp>
 
 #include <algorithm>
@@ -26,7 +27,8 @@ void check_indices(const Tensor<T>& indices, const char* reader) {
         if (!in_range || value != static_cast<T>(static_cast<std::int64_t>(value))) {
             throw FeedError(std::string(reader) + ": an index input holds integers up to " +
                             std::to_string(static_cast<std::int64_t>(exact_limit)) +
-                            " in magnitude, but got " + std::to_string(value));
+                            " in magnitude, but got " + index_text(value) +
+                            "; feed whole numbers (labels, token ids, positions)");
         }
     }
 }

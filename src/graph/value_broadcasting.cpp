@@ -1,11 +1,13 @@
 // Numpy-style broadcasting spelled out as explicit BroadcastAlong and Reshape
 // nodes: broadcast_to, binary operations and where over operands of different
 // shapes, and the arithmetic operators that use them.
+#include "core/shape_too_large.hpp"
 #include "graph/record.hpp"
 #include "graph/value_helpers.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@ Value<T> broadcast_binary(Opcode opcode,
     if (a.shape() == b.shape() || detail::GraphAccess::state(a) != detail::GraphAccess::state(b)) {
         return a.apply(opcode, {a, b}, attributes);  // (reports a tape mismatch)
     }
+    const RecordScope scope(a);
     const Shape target =
         detail::broadcast_shapes(opcode, a.index(), a.shape(), b.index(), b.shape());
     const Value<T> left = a.broadcast_to(target);
@@ -37,14 +40,15 @@ Value<T> Value<T>::broadcast_to(const Shape& target) const {
     if (source == target) {
         return *this;
     }
-    const Shape common =
-        detail::broadcast_shapes(Opcode::BroadcastAlong, index_, source, index_, target);
-    if (!(common == target)) {
+    detail::BroadcastConflict conflict{};
+    const std::optional<Shape> common = detail::common_shape(source, target, conflict);
+    if (!common || !(*common == target)) {
         throw ShapeError("broadcast_to of node " + std::to_string(index_) + ' ' + source.str() +
                          ": cannot broadcast to " + target.str() +
                          " (aligned from the last axis, each extent must equal the target's or "
                          "be 1)");
     }
+    const detail::RecordScope scope(*this);
     const std::size_t offset = target.rank() - source.rank();
     std::vector<bool> expanded(target.rank());
     std::vector<std::size_t> kept;
@@ -67,12 +71,34 @@ Value<T> Value<T>::broadcast_to(const Shape& target) const {
     return result;
 }
 
+namespace {
+
+// The common shape of where's three operands, or a ShapeError that names all three.
+Shape where_shape(const Shape& mask, const Shape& a, const Shape& b, const auto& describe) {
+    detail::BroadcastConflict conflict{};
+    try {
+        std::optional<Shape> branches = detail::common_shape(a, b, conflict);
+        std::optional<Shape> target =
+            branches ? detail::common_shape(mask, *branches, conflict) : std::nullopt;
+        if (target) {
+            return *target;
+        }
+    } catch (const detail::ShapeTooLarge& too_large) {
+        throw ShapeError(describe() + too_large.what());
+    }
+    throw ShapeError(describe() + detail::broadcast_advice(conflict));
+}
+
+}  // namespace
+
 template <Element T>
 Value<T> where(const Value<T>& mask, const Value<T>& a, const Value<T>& b) {
-    const Shape branches =
-        detail::broadcast_shapes(Opcode::Select, a.index(), a.shape(), b.index(), b.shape());
-    const Shape target =
-        detail::broadcast_shapes(Opcode::Select, mask.index(), mask.shape(), a.index(), branches);
+    const Shape target = where_shape(mask.shape(), a.shape(), b.shape(), [&] {
+        return "where of node " + std::to_string(mask.index()) + ' ' + mask.shape().str() +
+               " (the mask), node " + std::to_string(a.index()) + ' ' + a.shape().str() +
+               ", node " + std::to_string(b.index()) + ' ' + b.shape().str() + ": ";
+    });
+    const detail::RecordScope scope(mask);
     const Value<T> m = mask.broadcast_to(target);
     const Value<T> x = a.broadcast_to(target);
     return m.apply(Opcode::Select, {m, x, b.broadcast_to(target)});
@@ -105,41 +131,49 @@ Value<T> operator-(const Value<T>& a) {
 
 template <Element T>
 Value<T> operator+(const Value<T>& a, std::type_identity_t<T> b) {
+    const detail::RecordScope scope(a);
     return a + detail::constant(a, Tensor<T>(b));
 }
 
 template <Element T>
 Value<T> operator-(const Value<T>& a, std::type_identity_t<T> b) {
+    const detail::RecordScope scope(a);
     return a - detail::constant(a, Tensor<T>(b));
 }
 
 template <Element T>
 Value<T> operator*(const Value<T>& a, std::type_identity_t<T> b) {
+    const detail::RecordScope scope(a);
     return a * detail::constant(a, Tensor<T>(b));
 }
 
 template <Element T>
 Value<T> operator/(const Value<T>& a, std::type_identity_t<T> b) {
+    const detail::RecordScope scope(a);
     return a / detail::constant(a, Tensor<T>(b));
 }
 
 template <Element T>
 Value<T> operator+(std::type_identity_t<T> a, const Value<T>& b) {
+    const detail::RecordScope scope(b);
     return detail::constant(b, Tensor<T>(a)) + b;
 }
 
 template <Element T>
 Value<T> operator-(std::type_identity_t<T> a, const Value<T>& b) {
+    const detail::RecordScope scope(b);
     return detail::constant(b, Tensor<T>(a)) - b;
 }
 
 template <Element T>
 Value<T> operator*(std::type_identity_t<T> a, const Value<T>& b) {
+    const detail::RecordScope scope(b);
     return detail::constant(b, Tensor<T>(a)) * b;
 }
 
 template <Element T>
 Value<T> operator/(std::type_identity_t<T> a, const Value<T>& b) {
+    const detail::RecordScope scope(b);
     return detail::constant(b, Tensor<T>(a)) / b;
 }
 

@@ -1,6 +1,7 @@
 // Value<T>'s layout and indexing: reshape, permute, transpose, squeeze,
 // windows (unfold, fold), narrow, slice, pad, broadcast_along, the joins concat
 // and stack, and the index lookups one_hot and gather.
+#include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
 
@@ -96,7 +97,7 @@ Value<T> Value<T>::slice(std::size_t axis,
                          std::size_t start,
                          std::size_t stop,
                          std::size_t step) const {
-    const std::size_t length = stop > start && step > 0 ? (stop - start + step - 1) / step : 0;
+    const std::size_t length = stop > start && step > 0 ? (stop - start - 1) / step + 1 : 0;
     if (step == 1) {
         return narrow(axis, start, length);
     }
@@ -121,6 +122,7 @@ Value<T> concat(const std::vector<Value<T>>& values, std::size_t axis) {
     if (values.empty()) {
         throw ShapeError("concat needs at least one value");
     }
+    const detail::RecordScope scope(values.front());
     std::vector<Value<T>> level = values;
     while (level.size() > 1) {  // a balanced tree of binary joins
         std::vector<Value<T>> next;
@@ -138,6 +140,10 @@ Value<T> concat(const std::vector<Value<T>>& values, std::size_t axis) {
 
 template <Element T>
 Value<T> stack(const std::vector<Value<T>>& values, std::size_t axis) {
+    if (values.empty()) {
+        throw ShapeError("stack needs at least one value");
+    }
+    const detail::RecordScope scope(values.front());
     std::vector<Value<T>> expanded;
     expanded.reserve(values.size());
     for (const Value<T>& value : values) {

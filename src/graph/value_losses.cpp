@@ -1,5 +1,6 @@
 // The losses recorded over values: cross_entropy of logits against integer
 // labels (optionally label-smoothed) and mse.
+#include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
 
@@ -21,6 +22,7 @@ void check_logits_are_a_batch_of_rows(const Value<T>& logits) {
 template <Element T>
 Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels) {
     check_logits_are_a_batch_of_rows(logits);
+    const detail::RecordScope scope(logits);
     const Value<T> log_probabilities = logits.log_softmax(1);
     const Value<T> chosen = labels.one_hot(logits.shape()[1]);
     return -(log_probabilities * chosen).sum(1).mean();
@@ -39,6 +41,7 @@ Value<T> cross_entropy(const Value<T>& logits,
         return cross_entropy(logits, labels);
     }
     check_logits_are_a_batch_of_rows(logits);
+    const detail::RecordScope scope(logits);
     const std::size_t classes = logits.shape()[1];
     const Value<T> log_probabilities = logits.log_softmax(1);
     const Value<T> target = labels.one_hot(classes) * static_cast<T>(1 - smoothing) +
@@ -48,6 +51,7 @@ Value<T> cross_entropy(const Value<T>& logits,
 
 template <Element T>
 Value<T> mse(const Value<T>& a, const Value<T>& b) {
+    const detail::RecordScope scope(a);
     return (a - b).square().mean();
 }
 

@@ -1,30 +1,73 @@
 // Value<T>::matmul, the contraction: rank 2 with rank 2 directly, a rank-2
 // right operand through every row of the left, and batches whose leading axes
 // broadcast numpy-style.
+#include "core/shape_too_large.hpp"
 #include "graph/record.hpp"
+#include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 namespace topos {
 namespace {
 
-// Broadcasts the batch axes of both operands to their numpy-style common shape.
 template <Element T>
-Value<T> batched_matmul(const Value<T>& a, const Value<T>& b) {
+[[noreturn]] void refuse(const Value<T>& a, const Value<T>& b, const std::string& problem) {
+    throw ShapeError("MatMul of node " + std::to_string(a.index()) + ' ' + a.shape().str() +
+                     ", node " + std::to_string(b.index()) + ' ' + b.shape().str() + ": " +
+                     problem);
+}
+
+// The product's batch shape (the operands' batch axes broadcast numpy-style),
+// or a ShapeError in the user's terms: both operands, never an internal node.
+template <Element T>
+Shape checked_batch(const Value<T>& a, const Value<T>& b) {
     const Shape& x = a.shape();
     const Shape& y = b.shape();
+    if (x.rank() < 2 || y.rank() < 2) {
+        refuse(
+            a, b, "matmul takes operands of rank 2 or more; reshape a vector to [1, n] or [n, 1]");
+    }
+    if (x[x.rank() - 1] != y[y.rank() - 2]) {
+        refuse(a,
+               b,
+               "the inner extents differ (" + std::to_string(x[x.rank() - 1]) + " vs " +
+                   std::to_string(y[y.rank() - 2]) +
+                   "); the left operand's columns must equal the right operand's rows "
+                   "(transpose one?)");
+    }
     const Shape batch_x(x.extents().first(x.rank() - 2));
     const Shape batch_y(y.extents().first(y.rank() - 2));
-    const Shape batch =
-        detail::broadcast_shapes(Opcode::MatMul, a.index(), batch_x, b.index(), batch_y);
+    detail::BroadcastConflict conflict{};
+    std::optional<Shape> batch;
+    try {
+        batch = detail::common_shape(batch_x, batch_y, conflict);
+    } catch (const detail::ShapeTooLarge& too_large) {
+        refuse(a, b, too_large.what());
+    }
+    if (!batch) {
+        refuse(a,
+               b,
+               "the batch axes " + batch_x.str() + " and " + batch_y.str() +
+                   " do not broadcast (batch axis " + std::to_string(conflict.axis) + ": " +
+                   std::to_string(conflict.a) + " vs " + std::to_string(conflict.b) +
+                   "); aligned from the last batch axis, extents must be equal or 1");
+    }
+    return *batch;
+}
+
+// Broadcasts the batch axes of both operands to their common shape.
+template <Element T>
+Value<T> batched_matmul(const Value<T>& a, const Value<T>& b, const Shape& batch) {
     auto full = [&](const Shape& matrix) {
         Shape result = batch;
         result = result.with_axis(result.rank(), matrix[matrix.rank() - 2]);
         return result.with_axis(result.rank(), matrix[matrix.rank() - 1]);
     };
-    const Value<T> left = a.broadcast_to(full(x));
-    const Value<T> right = b.broadcast_to(full(y));
+    const Value<T> left = a.broadcast_to(full(a.shape()));
+    const Value<T> right = b.broadcast_to(full(b.shape()));
     return left.apply(Opcode::MatMul, {left, right});
 }
 
@@ -32,21 +75,25 @@ Value<T> batched_matmul(const Value<T>& a, const Value<T>& b) {
 
 template <Element T>
 Value<T> Value<T>::matmul(const Value& other) const {
+    if (tape_ != detail::GraphAccess::state(other)) {
+        return apply(Opcode::MatMul, {*this, other});  // (reports the tape mismatch)
+    }
+    const Shape batch = checked_batch(*this, other);
     const Shape& a = shape();
     const Shape& b = other.shape();
+    const detail::RecordScope scope(*this);
     if (a.rank() > 2 && b.rank() == 2) {  // every row of the left through one matrix: no copies
         const std::size_t columns = a[a.rank() - 1];
-        const Value rows =
-            reshape(Shape{a.elements() / std::max<std::size_t>(columns, 1), columns});
-        return rows.matmul(other).reshape(a.with_extent(a.rank() - 1, b[1]));
+        const Shape leading(a.extents().first(a.rank() - 1));
+        return reshape(Shape{leading.elements(), columns})
+            .matmul(other)
+            .reshape(a.with_extent(a.rank() - 1, b[1]));
     }
-    const bool same_batch =
-        a.rank() == b.rank() && a.rank() >= 2 &&
-        std::ranges::equal(a.extents().first(a.rank() - 2), b.extents().first(b.rank() - 2));
-    if (same_batch || a.rank() < 2 || b.rank() < 2) {
-        return apply(Opcode::MatMul, {*this, other});  // (the shape rule reports bad ranks)
+    if (a.rank() == b.rank() &&
+        std::ranges::equal(a.extents().first(a.rank() - 2), b.extents().first(b.rank() - 2))) {
+        return apply(Opcode::MatMul, {*this, other});
     }
-    return batched_matmul(*this, other);
+    return batched_matmul(*this, other, batch);
 }
 
 template Value<float> Value<float>::matmul(const Value<float>&) const;

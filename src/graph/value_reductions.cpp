@@ -1,6 +1,7 @@
 // Value<T>'s reductions: sum, mean and max over all axes, one axis or several
 // (recorded as single-axis reductions, last axis first), and the stable
 // logsumexp, log_softmax and softmax along one axis.
+#include "graph/record.hpp"
 #include "graph/value_helpers.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
@@ -39,6 +40,7 @@ std::vector<std::size_t> reduction_axes(const Value<T>& value, const Axes& axes)
 template <Element T, class Reduce>
 Value<T> reduce_axes(const Value<T>& value, const Axes& axes, bool keep, Reduce reduce) {
     const std::vector<std::size_t> sorted = reduction_axes(value, axes);
+    const detail::RecordScope scope(value);
     Value<T> result = value;
     for (std::size_t axis : sorted) {
         result = reduce(result, axis);

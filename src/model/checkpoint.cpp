@@ -1,3 +1,5 @@
+#include "model/checkpoint_bytes.hpp"
+#include "model/checkpoint_file.hpp"
 #include "model/safetensors.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/checkpoint.hpp>
@@ -5,17 +7,17 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
-#include <fstream>
 #include <map>
-#include <set>
+#include <optional>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace topos::checkpoint {
 namespace {
 
-using detail::SafetensorsFile;
-using detail::StoredTensor;
+using detail::SafetensorsHeader;
+using detail::TensorEntry;
 using detail::TensorToWrite;
 
 template <Element T>
@@ -26,6 +28,7 @@ const char* dtype_name() {
     return sizeof(T) == 4 ? "F32" : "F64";
 }
 
+const std::string parameter_prefix = "parameter.";
 const std::string optimizer_prefix = "optimizer.";
 
 template <Element T>
@@ -42,12 +45,12 @@ std::vector<std::byte> little_endian_bytes(const Tensor<T>& tensor) {
 }
 
 template <Element T>
-Tensor<T> from_little_endian(const StoredTensor& stored) {
-    return Tensor<T>::generate(stored.shape, [&](std::span<T> out) {
+Tensor<T> from_little_endian(std::span<const std::byte> bytes, const Shape& shape) {
+    return Tensor<T>::generate(shape, [&](std::span<T> out) {
         for (std::size_t e = 0; e < out.size(); ++e) {
             Bits<T> bits = 0;
             for (std::size_t i = 0; i < sizeof(T); ++i) {
-                bits |= static_cast<Bits<T>>(stored.bytes[e * sizeof(T) + i]) << (8 * i);
+                bits |= static_cast<Bits<T>>(bytes[e * sizeof(T) + i]) << (8 * i);
             }
             out[e] = std::bit_cast<T>(bits);
         }
@@ -71,35 +74,42 @@ void write_file(const std::filesystem::path& path,
                 const std::vector<TensorToWrite>& tensors,
                 std::map<std::string, std::string> metadata) {
     metadata["format"] = "topos";
-    const std::vector<std::byte> bytes = detail::encode_safetensors(tensors, metadata);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-        throw CheckpointError("could not write the checkpoint " + path.string() +
-                              " (check that its folder exists and is writable)");
-    }
+    detail::replace_file_atomically(path, detail::encode_safetensors(tensors, metadata));
 }
 
-SafetensorsFile read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw CheckpointError("could not open the checkpoint " + path.string());
-    }
-    in.seekg(0, std::ios::end);
-    const std::streamoff size = in.tellg();
-    in.seekg(0, std::ios::beg);
-    if (!in || size < 0) {
-        throw CheckpointError("could not read the checkpoint " + path.string() +
-                              " (it must be a regular file)");
-    }
-    std::vector<std::byte> bytes(static_cast<std::size_t>(size));
-    if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
-        throw CheckpointError("could not read the checkpoint " + path.string());
-    }
-    return detail::parse_safetensors(std::move(bytes), path.string());
-}
+// Where a checkpoint comes from: a file read through SafetensorsReader, or a
+// whole file in memory. Either gives its header first, its payload on demand.
+class FileSource {
+public:
+    explicit FileSource(const std::filesystem::path& path)
+        : origin_(path.string()), reader_(path) {}
+
+    const std::string& origin() const { return origin_; }
+
+    const SafetensorsHeader& header() const { return reader_.header(); }
+
+    std::vector<std::byte> payload() { return reader_.read_payload(); }
+
+private:
+    std::string origin_;
+    detail::SafetensorsReader reader_;
+};
+
+class BytesSource {
+public:
+    BytesSource(std::span<const std::byte> bytes, std::string origin)
+        : origin_(std::move(origin)), file_(detail::parse_safetensors(bytes, origin_)) {}
+
+    const std::string& origin() const { return origin_; }
+
+    const SafetensorsHeader& header() const { return file_.header; }
+
+    std::vector<std::byte> payload() { return std::move(file_.payload); }
+
+private:
+    std::string origin_;
+    detail::SafetensorsFile file_;
+};
 
 // Collects what does not match, to report the problems together (the first
 // `shown` of them, and how many more).
@@ -109,12 +119,12 @@ public:
 
     void add(std::string problem) { problems_.push_back(std::move(problem)); }
 
-    void throw_if_any(const std::filesystem::path& path, const std::string& what) const {
+    void throw_if_any(const std::string& origin, const std::string& what) const {
         if (problems_.empty()) {
             return;
         }
         std::ostringstream message;
-        message << "the checkpoint " << path.string() << " does not match " << what << ":";
+        message << "the checkpoint " << origin << " does not match " << what << ":";
         for (std::size_t i = 0; i < problems_.size() && i < shown; ++i) {
             message << "\n  " << problems_[i];
         }
@@ -128,35 +138,78 @@ private:
     std::vector<std::string> problems_;
 };
 
-// One tensor per parameter of `like`, named prefix + tensor_name, checked.
+// What a load needs the file to hold beyond parameters that match.
+enum class Wanted {
+    Parameters,
+    SgdState,
+    AdamState
+};
+
+const char* optimizer_of(Wanted wanted) {
+    return wanted == Wanted::SgdState ? "sgd" : "adam";
+}
+
+// The buffers each optimizer saves, one tensor per parameter each.
+std::vector<std::string> buffers_of(const std::string& optimizer) {
+    if (optimizer == "sgd") {
+        return {"momentum"};
+    }
+    if (optimizer == "adam") {
+        return {"first_moment", "second_moment"};
+    }
+    return {};
+}
+
+// Why a stored dtype cannot be read as T, or "" when it can.
 template <Element T>
-Parameters<T> read_slots(const SafetensorsFile& file,
-                         const std::string& prefix,
-                         const Parameters<T>& like,
-                         Mismatches& mismatches) {
-    std::vector<Tensor<T>> values;
+std::string dtype_problem(const std::string& stored) {
+    if (stored == dtype_name<T>()) {
+        return "";
+    }
+    if (stored == "F32" || stored == "F64") {
+        return "stored as " + stored + ", the network holds " + dtype_name<T>() +
+               " (load it into a Network<" + (stored == "F32" ? "float" : "double") +
+               "> or convert the file)";
+    }
+    return "stored as " + stored +
+           ", which topos does not load: it loads F32 into a Network<float> and F64 into a "
+           "Network<double> (convert the file's tensors to F32 or F64, e.g. with torch's "
+           ".float() or .double() before saving it)";
+}
+
+// Checks one stored tensor against the parameter it belongs to.
+template <Element T>
+void check_entry(const std::string& name,
+                 const TensorEntry& entry,
+                 const Shape& shape,
+                 Mismatches& mismatches) {
+    if (const std::string problem = dtype_problem<T>(entry.dtype); !problem.empty()) {
+        mismatches.add(name + ": " + problem);
+    } else if (!(entry.shape == shape)) {
+        mismatches.add(name + ": shape " + entry.shape.str() +
+                       " in the file, the network's parameter has shape " + shape.str());
+    }
+}
+
+// One tensor per parameter of `like`, named prefix + tensor_name: each checked
+// where present, and reported missing when `required`.
+template <Element T>
+void check_slots(const SafetensorsHeader& header,
+                 const std::string& prefix,
+                 const Parameters<T>& like,
+                 bool required,
+                 Mismatches& mismatches) {
     for (std::size_t slot = 0; slot < like.size(); ++slot) {
         const std::string name = prefix + tensor_name(like.symbols()[slot]);
         const Shape& shape = like.values()[slot].shape();
-        const auto found = file.tensors.find(name);
-        if (found == file.tensors.end()) {
+        const auto found = header.tensors.find(name);
+        if (found != header.tensors.end()) {
+            check_entry<T>(name, found->second, shape, mismatches);
+        } else if (required) {
             mismatches.add(name + ": missing (the network has a parameter of shape " + shape.str() +
                            " at node " + std::to_string(like.symbols()[slot].index()) + ")");
-        } else if (found->second.dtype != dtype_name<T>()) {
-            mismatches.add(name + ": stored as " + found->second.dtype + ", the network holds " +
-                           dtype_name<T>() + " (load it into a Network<" +
-                           (found->second.dtype == "F32" ? "float" : "double") +
-                           "> or convert the file)");
-        } else if (!(found->second.shape == shape)) {
-            mismatches.add(name + ": shape " + found->second.shape.str() +
-                           " in the file, the network's parameter has shape " + shape.str());
-        } else {
-            values.push_back(from_little_endian<T>(found->second));
-            continue;
         }
-        values.push_back(like.values()[slot]);
     }
-    return like.with_values(std::move(values));
 }
 
 // Names in the order a reader expects: parameter.9 before parameter.10.
@@ -165,50 +218,224 @@ bool natural_less(const std::string& a, const std::string& b) {
 }
 
 template <Element T>
-void check_no_strangers(const SafetensorsFile& file,
-                        const Parameters<T>& like,
-                        Mismatches& mismatches) {
-    std::set<std::string> known;
-    for (const Symbol symbol : like.symbols()) {
-        known.insert(tensor_name(symbol));
+std::map<std::string, Shape> parameter_shapes(const Parameters<T>& like) {
+    std::map<std::string, Shape> shapes;
+    for (std::size_t slot = 0; slot < like.size(); ++slot) {
+        shapes.emplace(tensor_name(like.symbols()[slot]), like.values()[slot].shape());
     }
+    return shapes;
+}
+
+void check_no_strangers(const SafetensorsHeader& header,
+                        const std::map<std::string, Shape>& parameters,
+                        Mismatches& mismatches) {
     std::vector<std::string> strangers;
-    for (const auto& [name, stored] : file.tensors) {
-        if (!name.starts_with(optimizer_prefix) && !known.contains(name)) {
+    for (const auto& [name, entry] : header.tensors) {
+        if (!name.starts_with(optimizer_prefix) && !parameters.contains(name)) {
             strangers.push_back(name);
         }
     }
     std::ranges::sort(strangers, natural_less);
     for (const std::string& name : strangers) {
-        const StoredTensor& stored = file.tensors.at(name);
-        mismatches.add(name + ": not a parameter of this network (" + stored.dtype + ' ' +
-                       stored.shape.str() + ")");
+        const TensorEntry& entry = header.tensors.at(name);
+        mismatches.add(name + ": not a parameter of this network (" + entry.dtype + ' ' +
+                       entry.shape.str() + ")");
     }
 }
 
-std::uint64_t saved_steps(const SafetensorsFile& file,
-                          const std::filesystem::path& path,
-                          const std::string& optimizer) {
-    const auto kind = file.metadata.find("optimizer");
-    const auto steps = file.metadata.find("optimizer.steps");
-    if (kind == file.metadata.end() || kind->second != optimizer || steps == file.metadata.end()) {
-        throw CheckpointError("the checkpoint " + path.string() + " holds no " + optimizer +
-                              " state (save it with checkpoint::save(path, parameters, state))");
-    }
+std::optional<std::uint64_t> count_of(const std::string& text) {
     std::uint64_t count = 0;
-    const std::string& text = steps->second;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
     if (error != std::errc() || end != text.data() + text.size()) {
-        throw CheckpointError("the checkpoint " + path.string() +
-                              " has an optimizer.steps that is not a count: \"" + text + "\"");
+        return std::nullopt;
     }
     return count;
+}
+
+std::uint64_t saved_steps(const SafetensorsHeader& header,
+                          const std::string& origin,
+                          const std::string& optimizer) {
+    const auto kind = header.metadata.find("optimizer");
+    const auto steps = header.metadata.find("optimizer.steps");
+    if (kind == header.metadata.end() || kind->second != optimizer ||
+        steps == header.metadata.end()) {
+        throw CheckpointError("the checkpoint " + origin + " holds no " + optimizer +
+                              " state (save it with checkpoint::save(path, parameters, state))");
+    }
+    const std::optional<std::uint64_t> count = count_of(steps->second);
+    if (!count) {
+        throw CheckpointError("the checkpoint " + origin +
+                              " has an optimizer.steps that is not a count: \"" + steps->second +
+                              "\"");
+    }
+    return *count;
+}
+
+// "0, 1, 2": the nodes of the parameters (the first few).
+std::string parameter_nodes(const std::map<std::string, Shape>& parameters) {
+    std::vector<std::string> names;
+    names.reserve(parameters.size());
+    for (const auto& [name, shape] : parameters) {
+        names.push_back(name.substr(parameter_prefix.size()));
+    }
+    std::ranges::sort(names, natural_less);
+    std::string nodes;
+    for (std::size_t i = 0; i < names.size() && i < Mismatches::shown; ++i) {
+        nodes += (i == 0 ? "" : ", ") + names[i];
+    }
+    return names.size() > Mismatches::shown ? nodes + ", ..." : nodes;
+}
+
+// Why an optimizer.* tensor has no place in a file declaring `optimizer`.
+std::string unexpected_buffer(const std::string& optimizer,
+                              const std::vector<std::string>& buffers,
+                              const std::map<std::string, Shape>& parameters) {
+    if (buffers.empty()) {
+        return optimizer.empty()
+                   ? "the file declares no optimizer state (no \"optimizer\" in its "
+                     "__metadata__), so no optimizer.* tensor belongs in it"
+                   : "the file declares the optimizer \"" + optimizer +
+                         "\", whose state topos does not save (it saves \"sgd\" and \"adam\")";
+    }
+    std::string expected;
+    for (const std::string& buffer : buffers) {
+        expected += expected.empty() ? "" : " or ";
+        expected += optimizer_prefix + buffer + ".parameter.<i>";
+    }
+    return "not a buffer of the " + optimizer + " state the file declares: expected " + expected +
+           " for a parameter node i of the network (" + parameter_nodes(parameters) + ")";
+}
+
+// The parameter that optimizer.<buffer>.parameter.<i> belongs to, or "" when
+// it names no buffer of `buffers` for a parameter of the network.
+std::string owner_of(const std::string& name,
+                     const std::vector<std::string>& buffers,
+                     const std::map<std::string, Shape>& parameters) {
+    for (const std::string& buffer : buffers) {
+        const std::string prefix = optimizer_prefix + buffer + '.';
+        if (name.starts_with(prefix) && parameters.contains(name.substr(prefix.size()))) {
+            return name.substr(prefix.size());
+        }
+    }
+    return "";
+}
+
+// Every optimizer.* tensor must be a buffer of the optimizer the metadata
+// declares, for a parameter of the network, with its dtype and shape.
+template <Element T>
+void check_optimizer_tensors(const SafetensorsHeader& header,
+                             const std::map<std::string, Shape>& parameters,
+                             Mismatches& mismatches) {
+    const auto declared = header.metadata.find("optimizer");
+    const std::string optimizer = declared == header.metadata.end() ? "" : declared->second;
+    const std::vector<std::string> buffers = buffers_of(optimizer);
+    if (const auto steps = header.metadata.find("optimizer.steps");
+        !buffers.empty() && (steps == header.metadata.end() || !count_of(steps->second))) {
+        mismatches.add("optimizer.steps (in __metadata__): " +
+                       (steps == header.metadata.end() ? std::string("missing")
+                                                       : "\"" + steps->second + "\"") +
+                       ", where the " + optimizer + " state needs a count of steps");
+    }
+    for (const auto& [name, entry] : header.tensors) {
+        if (!name.starts_with(optimizer_prefix)) {
+            continue;
+        }
+        const std::string parameter = owner_of(name, buffers, parameters);
+        if (parameter.empty()) {
+            mismatches.add(name + ": " + unexpected_buffer(optimizer, buffers, parameters));
+            continue;
+        }
+        check_entry<T>(name, entry, parameters.at(parameter), mismatches);
+    }
+}
+
+const char* description_of(Wanted wanted) {
+    switch (wanted) {
+        case Wanted::Parameters:
+            return "the network's parameters";
+        case Wanted::SgdState:
+            return "an Sgd state for the network";
+        case Wanted::AdamState:
+            return "an Adam state for the network";
+    }
+    return "";
+}
+
+// Checks the whole header against the network before any payload is read:
+// first the parameters (and names that are no parameter), then the optimizer
+// tensors, so a file of another network is reported as that alone.
+template <Element T>
+void check_against_network(const SafetensorsHeader& header,
+                           const Parameters<T>& like,
+                           Wanted wanted,
+                           const std::string& origin) {
+    const std::map<std::string, Shape> parameters = parameter_shapes(like);
+    Mismatches of_parameters;
+    check_slots(header, "", like, wanted == Wanted::Parameters, of_parameters);
+    check_no_strangers(header, parameters, of_parameters);
+    of_parameters.throw_if_any(origin, description_of(wanted));
+    Mismatches of_optimizer;
+    check_optimizer_tensors<T>(header, parameters, of_optimizer);
+    if (wanted != Wanted::Parameters) {
+        for (const std::string& buffer : buffers_of(optimizer_of(wanted))) {
+            check_slots(header, optimizer_prefix + buffer + '.', like, true, of_optimizer);
+        }
+    }
+    of_optimizer.throw_if_any(
+        origin,
+        wanted == Wanted::Parameters ? "the optimizer state it declares" : description_of(wanted));
+}
+
+// The tensors prefix + tensor_name of every parameter, from a checked file.
+template <Element T>
+Parameters<T> values_of(const SafetensorsHeader& header,
+                        const std::vector<std::byte>& payload,
+                        const std::string& prefix,
+                        const Parameters<T>& like) {
+    std::vector<Tensor<T>> values;
+    values.reserve(like.size());
+    for (std::size_t slot = 0; slot < like.size(); ++slot) {
+        const TensorEntry& entry = header.tensors.at(prefix + tensor_name(like.symbols()[slot]));
+        values.push_back(from_little_endian<T>(
+            std::span<const std::byte>(payload).subspan(entry.begin, entry.end - entry.begin),
+            entry.shape));
+    }
+    return like.with_values(std::move(values));
+}
+
+template <Element T, class Source>
+Parameters<T> load_parameters(Source& source, const Network<T>& network) {
+    const Parameters<T> like = network.parameters();
+    check_against_network(source.header(), like, Wanted::Parameters, source.origin());
+    return values_of(source.header(), source.payload(), "", like);
+}
+
+template <Element T, class Source>
+optim::SgdState<T> load_sgd(Source& source, const Network<T>& network) {
+    const std::uint64_t steps = saved_steps(source.header(), source.origin(), "sgd");
+    const Parameters<T> like = network.parameters();
+    check_against_network(source.header(), like, Wanted::SgdState, source.origin());
+    const std::vector<std::byte> payload = source.payload();
+    return {.steps = steps,
+            .momentum = values_of(source.header(), payload, optimizer_prefix + "momentum.", like)};
+}
+
+template <Element T, class Source>
+optim::AdamState<T> load_adam(Source& source, const Network<T>& network) {
+    const std::uint64_t steps = saved_steps(source.header(), source.origin(), "adam");
+    const Parameters<T> like = network.parameters();
+    check_against_network(source.header(), like, Wanted::AdamState, source.origin());
+    const std::vector<std::byte> payload = source.payload();
+    const SafetensorsHeader& header = source.header();
+    return {.steps = steps,
+            .first_moment = values_of(header, payload, optimizer_prefix + "first_moment.", like),
+            .second_moment = values_of(header, payload, optimizer_prefix + "second_moment.", like)};
 }
 
 }  // namespace
 
 std::string tensor_name(Symbol parameter) {
-    return "parameter." + std::to_string(parameter.index());
+    return parameter_prefix + std::to_string(parameter.index());
 }
 
 template <Element T>
@@ -243,36 +470,44 @@ void save(const std::filesystem::path& path,
 
 template <Element T>
 Parameters<T> load(const std::filesystem::path& path, const Network<T>& network) {
-    const SafetensorsFile file = read_file(path);
-    const Parameters<T> like = network.parameters();
-    Mismatches mismatches;
-    Parameters<T> loaded = read_slots(file, "", like, mismatches);
-    check_no_strangers(file, like, mismatches);
-    mismatches.throw_if_any(path, "the network's parameters");
-    return loaded;
+    FileSource source(path);
+    return load_parameters(source, network);
 }
 
 template <Element T>
 optim::SgdState<T> load_sgd_state(const std::filesystem::path& path, const Network<T>& network) {
-    const SafetensorsFile file = read_file(path);
-    const std::uint64_t steps = saved_steps(file, path, "sgd");
-    Mismatches mismatches;
-    Parameters<T> momentum =
-        read_slots(file, optimizer_prefix + "momentum.", network.parameters(), mismatches);
-    mismatches.throw_if_any(path, "an Sgd state for the network");
-    return {.steps = steps, .momentum = std::move(momentum)};
+    FileSource source(path);
+    return load_sgd(source, network);
 }
 
 template <Element T>
 optim::AdamState<T> load_adam_state(const std::filesystem::path& path, const Network<T>& network) {
-    const SafetensorsFile file = read_file(path);
-    const std::uint64_t steps = saved_steps(file, path, "adam");
-    const Parameters<T> like = network.parameters();
-    Mismatches mismatches;
-    Parameters<T> first = read_slots(file, optimizer_prefix + "first_moment.", like, mismatches);
-    Parameters<T> second = read_slots(file, optimizer_prefix + "second_moment.", like, mismatches);
-    mismatches.throw_if_any(path, "an Adam state for the network");
-    return {.steps = steps, .first_moment = std::move(first), .second_moment = std::move(second)};
+    FileSource source(path);
+    return load_adam(source, network);
+}
+
+template <Element T>
+Parameters<T> load_from_bytes(std::span<const std::byte> bytes,
+                              const Network<T>& network,
+                              const std::string& origin) {
+    BytesSource source(bytes, origin);
+    return load_parameters(source, network);
+}
+
+template <Element T>
+optim::SgdState<T> load_sgd_state_from_bytes(std::span<const std::byte> bytes,
+                                             const Network<T>& network,
+                                             const std::string& origin) {
+    BytesSource source(bytes, origin);
+    return load_sgd(source, network);
+}
+
+template <Element T>
+optim::AdamState<T> load_adam_state_from_bytes(std::span<const std::byte> bytes,
+                                               const Network<T>& network,
+                                               const std::string& origin) {
+    BytesSource source(bytes, origin);
+    return load_adam(source, network);
 }
 
 template void save(const std::filesystem::path&, const Parameters<float>&);
@@ -298,5 +533,24 @@ template optim::AdamState<float> load_adam_state(const std::filesystem::path&,
                                                  const Network<float>&);
 template optim::AdamState<double> load_adam_state(const std::filesystem::path&,
                                                   const Network<double>&);
+
+template Parameters<float> load_from_bytes(std::span<const std::byte>,
+                                           const Network<float>&,
+                                           const std::string&);
+template Parameters<double> load_from_bytes(std::span<const std::byte>,
+                                            const Network<double>&,
+                                            const std::string&);
+template optim::SgdState<float> load_sgd_state_from_bytes(std::span<const std::byte>,
+                                                          const Network<float>&,
+                                                          const std::string&);
+template optim::SgdState<double> load_sgd_state_from_bytes(std::span<const std::byte>,
+                                                           const Network<double>&,
+                                                           const std::string&);
+template optim::AdamState<float> load_adam_state_from_bytes(std::span<const std::byte>,
+                                                            const Network<float>&,
+                                                            const std::string&);
+template optim::AdamState<double> load_adam_state_from_bytes(std::span<const std::byte>,
+                                                             const Network<double>&,
+                                                             const std::string&);
 
 }  // namespace topos::checkpoint

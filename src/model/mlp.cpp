@@ -1,3 +1,4 @@
+#include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/mlp.hpp>
 
@@ -58,6 +59,7 @@ void Mlp<T>::check_widths() const {
 
 template <Element T>
 Value<T> Mlp<T>::express(const Value<T>& x) const {
+    const detail::RecordScope scope(x);
     Value<T> y = x;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         y = layers_[i].express(y);

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -40,27 +40,63 @@ void append_u64_le(std::vector<std::byte>& out, std::uint64_t value) {
     }
 }
 
-Json parse_header(std::span<const std::byte> bytes, const std::string& origin) {
-    if (bytes.size() < 8) {
-        refuse(origin,
-               "it has " + std::to_string(bytes.size()) +
-                   " bytes, fewer than the 8 of the header length");
+// The keys of every object of the header as the parser meets them, to refuse a
+// key written twice: nlohmann/json would keep the last silently, so two readers
+// could disagree about what the file holds.
+class DuplicateKeys {
+public:
+    bool observe(Json::parse_event_t event, const Json& parsed) {
+        if (event == Json::parse_event_t::object_start) {
+            open_objects_.emplace_back();
+        } else if (event == Json::parse_event_t::object_end && !open_objects_.empty()) {
+            open_objects_.pop_back();
+        } else if (event == Json::parse_event_t::key && !open_objects_.empty()) {
+            note_key(parsed.get<std::string>());
+        }
+        return true;
     }
-    const std::uint64_t length = read_u64_le(bytes);
-    if (length > safetensors_header_limit) {
-        refuse(origin,
-               "its header length " + std::to_string(length) + " exceeds the limit of " +
-                   std::to_string(safetensors_header_limit) + " bytes");
+
+    // The first key written twice, described, or "" when there is none.
+    const std::string& first() const { return first_; }
+
+private:
+    struct OpenObject {
+        std::set<std::string> keys;
+        std::string last_key;
+    };
+
+    void note_key(const std::string& key) {
+        OpenObject& object = open_objects_.back();
+        object.last_key = key;
+        if (object.keys.insert(key).second || !first_.empty()) {
+            return;
+        }
+        first_ =
+            open_objects_.size() == 1
+                ? "\"" + key + "\" appears twice in the header (a reader would keep one of them)"
+                : "\"" + key + "\" appears twice inside the entry of \"" +
+                      open_objects_.front().last_key + "\"";
     }
-    if (length > bytes.size() - 8) {
-        refuse(origin,
-               "its header length " + std::to_string(length) + " runs past the end (" +
-                   std::to_string(bytes.size() - 8) + " bytes follow); it is truncated");
-    }
-    const auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
-    Json header = Json::parse(text, text + length, nullptr, false);
+
+    std::vector<OpenObject> open_objects_;
+    std::string first_;
+};
+
+Json parse_header_json(std::span<const std::byte> bytes, const std::string& origin) {
+    DuplicateKeys duplicates;
+    const auto* text = reinterpret_cast<const char*>(bytes.data());
+    Json header = Json::parse(
+        text,
+        text + bytes.size(),
+        [&duplicates](int, Json::parse_event_t event, Json& parsed) {
+            return duplicates.observe(event, parsed);
+        },
+        false);
     if (header.is_discarded() || !header.is_object()) {
         refuse(origin, "its header is not a JSON object");
+    }
+    if (!duplicates.first().empty()) {
+        refuse(origin, duplicates.first());
     }
     return header;
 }
@@ -86,6 +122,21 @@ std::uint64_t unsigned_of(const Json& value, const std::string& origin, const st
     return value.get<std::uint64_t>();
 }
 
+// The product of the nonzero extents, what a Shape's strides reach, must stay
+// within 2^60 - 1 (Shape's own limit), so no byte count can overflow.
+void check_element_count(std::span<const std::size_t> extents,
+                         const std::string& name,
+                         const std::string& origin) {
+    constexpr std::uint64_t largest_count = (std::uint64_t{1} << 60) - 1;
+    std::uint64_t count = 1;
+    for (const std::size_t extent : extents) {
+        if (extent != 0 && count > largest_count / extent) {
+            refuse(origin, "tensor \"" + name + "\" has more elements than fit in memory");
+        }
+        count *= extent == 0 ? 1 : extent;
+    }
+}
+
 Shape shape_of(const Json& entry, const std::string& name, const std::string& origin) {
     const auto found = entry.find("shape");
     if (found == entry.end() || !found->is_array() || found->size() > Shape::max_rank) {
@@ -101,7 +152,12 @@ Shape shape_of(const Json& entry, const std::string& name, const std::string& or
         }
         extents.push_back(static_cast<std::size_t>(value));
     }
-    return Shape(std::span<const std::size_t>(extents));
+    check_element_count(extents, name, origin);
+    try {
+        return Shape(std::span<const std::size_t>(extents));
+    } catch (const ShapeError& error) {
+        refuse(origin, "tensor \"" + name + "\" has no valid shape: " + error.what());
+    }
 }
 
 // elements * dtype size, or refuses when it overflows.
@@ -141,25 +197,38 @@ std::string dtype_of(const Json& entry, const std::string& name, const std::stri
     return found->get<std::string>();
 }
 
+std::string byte_range(std::uint64_t begin, std::uint64_t end) {
+    return "bytes " + std::to_string(begin) + ".." + std::to_string(end);
+}
+
 // The extents must tile the payload exactly: no overlap, no hole, nothing after.
 void check_tiling(std::vector<Extent> extents, std::uint64_t payload, const std::string& origin) {
     std::ranges::sort(extents, [](const Extent& a, const Extent& b) {
         return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
     });
-    std::uint64_t expected = 0;
+    std::uint64_t covered = 0;
+    const Extent* previous = nullptr;
     for (const Extent& extent : extents) {
-        if (extent.begin != expected) {
+        if (extent.begin < covered) {
             refuse(origin,
-                   "tensor \"" + extent.name + "\" begins at byte " + std::to_string(extent.begin) +
-                       " of the payload, not " + std::to_string(expected) +
-                       (extent.begin < expected ? " (it overlaps another)" : " (a gap)"));
+                   "tensor \"" + extent.name + "\" (" + byte_range(extent.begin, extent.end) +
+                       " of the payload) overlaps another, \"" + previous->name + "\" (" +
+                       byte_range(previous->begin, previous->end) + ")");
         }
-        expected = extent.end;
+        if (extent.begin > covered) {
+            refuse(origin,
+                   byte_range(covered, extent.begin) +
+                       " of the payload belong to no tensor (a gap before \"" + extent.name +
+                       "\")");
+        }
+        covered = extent.end;
+        previous = &extent;
     }
-    if (expected != payload) {
+    if (covered != payload) {
         refuse(origin,
-               "the tensors cover " + std::to_string(expected) + " bytes of a payload of " +
-                   std::to_string(payload));
+               "the tensors cover " + std::to_string(covered) + " bytes of a payload of " +
+                   std::to_string(payload) + ": " + byte_range(covered, payload) +
+                   " belong to no tensor");
     }
 }
 
@@ -191,17 +260,41 @@ std::size_t safetensors_dtype_size(const std::string& dtype) {
     return 0;
 }
 
-SafetensorsFile parse_safetensors(std::vector<std::byte> buffer, const std::string& origin) {
-    SafetensorsFile file;
-    file.buffer = std::move(buffer);
-    const std::span<const std::byte> bytes(file.buffer);
-    const Json header = parse_header(bytes, origin);
-    const std::uint64_t payload_start = 8 + read_u64_le(bytes);
-    const std::uint64_t payload = bytes.size() - payload_start;
+std::uint64_t checked_header_length(std::span<const std::byte> prefix,
+                                    std::uint64_t file_size,
+                                    const std::string& origin) {
+    if (file_size < safetensors_length_bytes || prefix.size() < safetensors_length_bytes) {
+        refuse(origin,
+               "it has " + std::to_string(file_size) +
+                   " bytes, fewer than the 8 of the header length");
+    }
+    const std::uint64_t length = read_u64_le(prefix);
+    const std::uint64_t after_length = file_size - safetensors_length_bytes;
+    if (length > safetensors_header_limit) {
+        refuse(origin,
+               "its header length " + std::to_string(length) + " exceeds the limit of " +
+                   std::to_string(safetensors_header_limit) + " bytes (the file has " +
+                   std::to_string(file_size) + " bytes)");
+    }
+    if (length > after_length) {
+        refuse(origin,
+               "its header length " + std::to_string(length) +
+                   " runs past the end of the file of " + std::to_string(file_size) + " bytes (" +
+                   std::to_string(after_length) + " bytes follow the length); it is truncated");
+    }
+    return length;
+}
+
+SafetensorsHeader parse_safetensors_header(std::span<const std::byte> json,
+                                           std::uint64_t payload_size,
+                                           const std::string& origin) {
+    SafetensorsHeader result;
+    result.payload_size = payload_size;
+    const Json header = parse_header_json(json, origin);
     std::vector<Extent> extents;
     for (const auto& [name, entry] : header.items()) {
         if (name == "__metadata__") {
-            file.metadata = metadata_of(entry, origin);
+            result.metadata = metadata_of(entry, origin);
             continue;
         }
         if (!entry.is_object()) {
@@ -211,18 +304,27 @@ SafetensorsFile parse_safetensors(std::vector<std::byte> buffer, const std::stri
         const Shape shape = shape_of(entry, name, origin);
         const Extent extent = extent_of(entry, name, origin);
         const std::uint64_t size = byte_count(shape, safetensors_dtype_size(dtype), name, origin);
-        if (extent.end - extent.begin != size || extent.end > payload) {
+        if (extent.end - extent.begin != size || extent.end > payload_size) {
             std::ostringstream problem;
             problem << "tensor \"" << name << "\" of " << dtype << ' ' << shape << " needs " << size
                     << " bytes; its data_offsets [" << extent.begin << ", " << extent.end
-                    << "] do not fit a payload of " << payload;
+                    << "] do not fit a payload of " << payload_size;
             refuse(origin, problem.str());
         }
         extents.push_back(extent);
-        file.tensors.emplace(
-            name, StoredTensor{dtype, shape, bytes.subspan(payload_start + extent.begin, size)});
+        result.tensors.emplace(name, TensorEntry{dtype, shape, extent.begin, extent.end});
     }
-    check_tiling(std::move(extents), payload, origin);
+    check_tiling(std::move(extents), payload_size, origin);
+    return result;
+}
+
+SafetensorsFile parse_safetensors(std::span<const std::byte> bytes, const std::string& origin) {
+    const std::uint64_t length = checked_header_length(bytes, bytes.size(), origin);
+    const std::span<const std::byte> after_length = bytes.subspan(safetensors_length_bytes);
+    const std::span<const std::byte> payload = after_length.subspan(length);
+    SafetensorsFile file;
+    file.header = parse_safetensors_header(after_length.first(length), payload.size(), origin);
+    file.payload.assign(payload.begin(), payload.end());
     return file;
 }
 

@@ -1,3 +1,4 @@
+#include "graph/record.hpp"
 #include <topos/model/module.hpp>
 #include <topos/model/transformer.hpp>
 
@@ -7,6 +8,7 @@ namespace topos {
 
 template <Element T>
 Value<T> TransformerBlock<T>::express(const Value<T>& x) const {
+    const detail::RecordScope scope(x);
     const Value<T> attended = x + attention_.express(norm1_.express(x));
     return attended + mlp_.express(norm2_.express(attended));
 }

@@ -28,7 +28,10 @@ void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     const std::size_t row = table.without_axis(0).elements();  // also for a table without rows
     const std::size_t picks = operands[1].shape->elements();
     for (std::size_t i = 0; i < picks; ++i) {
-        const std::size_t index = checked_index(operands[1].data[i], table[0], "Gather");
+        const std::size_t index = checked_index(
+            operands[1].data[i],
+            table[0],
+            "Gather (gather(table, indices), or an Embedding's token ids, one per table row)");
         out = copy_run(operands[0].data + index * row, row, out);
     }
 }

@@ -13,8 +13,8 @@ Shape infer(const ShapeCheck& check) {
     check.require_axis(0, narrow.axis);
     const std::size_t extent = check.operand(0)[narrow.axis];
     check.require(narrow.start <= extent && narrow.length <= extent - narrow.start,
-                  "positions [" + std::to_string(narrow.start) + ", " +
-                      std::to_string(narrow.start + narrow.length) + ") do not fit in axis " +
+                  std::to_string(narrow.length) + " positions from position " +
+                      std::to_string(narrow.start) + " do not fit in axis " +
                       std::to_string(narrow.axis) + " of extent " + std::to_string(extent));
     return check.operand(0).with_extent(narrow.axis, narrow.length);
 }

@@ -21,7 +21,12 @@ void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const std::size_t picks = operands[0].shape->elements();
     std::fill_n(out, picks * depth, T{0});
     for (std::size_t i = 0; i < picks; ++i) {
-        out[i * depth + checked_index(operands[0].data[i], depth, "OneHot")] = T{1};
+        out[i * depth +
+            checked_index(
+                operands[0].data[i],
+                depth,
+                "OneHot (one_hot(depth), or the labels of cross_entropy over that many classes)")] =
+            T{1};
     }
 }
 

@@ -98,6 +98,11 @@ public:
 
     [[noreturn]] void fail(const std::string& problem) const;
 
+    // a + b and a * b for extents computed from attributes, failing where the
+    // result would wrap (`what` names the quantity in the message).
+    std::size_t sum(std::size_t a, std::size_t b, const char* what) const;
+    std::size_t product(std::size_t a, std::size_t b, const char* what) const;
+
 private:
     Opcode opcode_;
     std::span<const std::uint32_t> operand_nodes_;
@@ -234,6 +239,14 @@ struct OpInfo {
     std::uint8_t index_operands = 0;
 
     bool carries_indices() const { return kind == OpKind::Layout; }
+
+    // Whether the kernel must run for a node of this `result` shape. An empty
+    // result has nothing to write, and its operands' other axes may be huge
+    // (a [2^47, 0] summed along its first axis), so only the rows that check
+    // indices run for one: a bad index is an error even where nothing is read.
+    bool kernel_runs_for(const Shape& result) const {
+        return result.elements() != 0 || index_operands != 0;
+    }
 
     template <Element T>
     Kernel<T> kernel() const {

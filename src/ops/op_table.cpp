@@ -1,5 +1,6 @@
 // Assembles the op table from the rows, once, in the order of the opcode list,
 // and checks that every row is complete.
+#include "core/shape_too_large.hpp"
 #include "ops/rows.hpp"
 #include <topos/core/error.hpp>
 
@@ -93,6 +94,24 @@ void ShapeCheck::fail(const std::string& problem) const {
     throw ShapeError(message.str());
 }
 
+std::size_t ShapeCheck::sum(std::size_t a, std::size_t b, const char* what) const {
+    std::size_t result = 0;
+    if (__builtin_add_overflow(a, b, &result)) {
+        fail(std::string(what) + " overflows: " + std::to_string(a) + " + " + std::to_string(b) +
+             " exceeds 2^64 - 1; check the attributes");
+    }
+    return result;
+}
+
+std::size_t ShapeCheck::product(std::size_t a, std::size_t b, const char* what) const {
+    std::size_t result = 0;
+    if (__builtin_mul_overflow(a, b, &result)) {
+        fail(std::string(what) + " overflows: " + std::to_string(a) + " * " + std::to_string(b) +
+             " exceeds 2^64 - 1; check the attributes");
+    }
+    return result;
+}
+
 Shape infer_shape(Opcode opcode,
                   std::span<const std::uint32_t> operand_nodes,
                   std::span<const Shape> operand_shapes,
@@ -106,7 +125,11 @@ Shape infer_shape(Opcode opcode,
         check.fail("takes " + std::to_string(row.arity) + " operands, " +
                    std::to_string(operand_shapes.size()) + " were given");
     }
-    return row.infer(check);
+    try {
+        return row.infer(check);
+    } catch (const ShapeTooLarge& too_large) {
+        check.fail(too_large.what());
+    }
 }
 
 Ref AdjointBuilder::broadcast_scalar(Ref a, const Shape& shape) {

@@ -17,7 +17,13 @@ std::size_t padded_extent(std::size_t extent, const PadAttributes& pad) {
 Shape infer(const ShapeCheck& check) {
     const auto& pad = check.attributes<PadAttributes>();
     check.require_axis(0, pad.axis);
-    return check.operand(0).with_extent(pad.axis, padded_extent(check.operand(0)[pad.axis], pad));
+    const std::size_t extent = check.operand(0)[pad.axis];
+    const std::size_t between =
+        extent == 0 ? 0 : check.product(extent - 1, pad.interior, "the interior padding");
+    const std::size_t padded = check.sum(check.sum(pad.before, pad.after, "the padded extent"),
+                                         check.sum(extent, between, "the padded extent"),
+                                         "the padded extent");
+    return check.operand(0).with_extent(pad.axis, padded);
 }
 
 template <Element T>

@@ -34,7 +34,10 @@ void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const std::size_t picks = operands[0].shape->elements();
     std::fill_n(out, node.shape().elements(), T{0});
     for (std::size_t i = 0; i < picks; ++i) {
-        const std::size_t index = checked_index(operands[0].data[i], rows, "ScatterAdd");
+        const std::size_t index =
+            checked_index(operands[0].data[i],
+                          rows,
+                          "ScatterAdd (the derivative of gather, or an Embedding's token ids)");
         const T* update = operands[1].data + i * row;
         T* target = out + index * row;
         for (std::size_t j = 0; j < row; ++j) {

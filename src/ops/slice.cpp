@@ -14,12 +14,13 @@ Shape infer(const ShapeCheck& check) {
     check.require_axis(0, slice.axis);
     const std::size_t extent = check.operand(0)[slice.axis];
     check.require(slice.step >= 1, "the step must be at least 1");
-    check.require(slice.length == 0 || (slice.start < extent &&
-                                        (slice.length - 1) * slice.step < extent - slice.start),
-                  "positions " + std::to_string(slice.start) + ", " +
-                      std::to_string(slice.start + slice.step) + ", ... (" +
-                      std::to_string(slice.length) + " of them) do not fit in axis " +
-                      std::to_string(slice.axis) + " of extent " + std::to_string(extent));
+    check.require(
+        slice.length == 0 ||
+            (slice.start < extent && (slice.length - 1) <= (extent - slice.start - 1) / slice.step),
+        "positions " + std::to_string(slice.start) + ", " +
+            std::to_string(slice.start + slice.step) + ", ... (" + std::to_string(slice.length) +
+            " of them) do not fit in axis " + std::to_string(slice.axis) + " of extent " +
+            std::to_string(extent));
     return check.operand(0).with_extent(slice.axis, slice.length);
 }
 

@@ -25,10 +25,11 @@ inline void check_window(const ShapeCheck& check,
                          std::size_t extent) {
     check.require(size >= 1 && step >= 1 && dilation >= 1,
                   "window size, step and dilation must all be at least 1");
-    check.require(dilation * (size - 1) + 1 <= extent,
-                  "a window spans " + std::to_string(dilation * (size - 1) + 1) +
-                      " positions but the axis has only " + std::to_string(extent) +
-                      "; pad the axis or use a smaller window");
+    const std::size_t span =
+        check.sum(check.product(dilation, size - 1, "the window's span"), 1, "the window's span");
+    check.require(span <= extent,
+                  "a window spans " + std::to_string(span) + " positions but the axis has only " +
+                      std::to_string(extent) + "; pad the axis or use a smaller window");
 }
 
 }  // namespace topos::detail

@@ -21,7 +21,7 @@ struct ArenaAssignment {
 };
 
 // First fit by offset over intervals in order of their first position; every
-// offset is a multiple of `alignment` elements.
+// offset is a multiple of `alignment` elements. O(n log n) in the intervals.
 ArenaAssignment assign_arena(const std::vector<BufferInterval>& intervals, std::size_t alignment);
 
 }  // namespace topos::detail

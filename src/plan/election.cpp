@@ -1,6 +1,7 @@
 #include "plan/election.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace topos::detail {
 namespace {
@@ -13,18 +14,15 @@ bool covers(const Match& match, std::uint32_t index) {
     return std::binary_search(match.nodes.begin(), match.nodes.end(), index);
 }
 
-bool covers_as_interior(const Match& match, std::uint32_t index) {
-    return covers(match, index) && !contains(match.results, index);
-}
-
-// By node: the scheduled nodes that read it.
+// By node: the scheduled nodes that read it, in schedule order, each once.
 std::vector<std::vector<std::uint32_t>> readers_of(const std::vector<Node>& nodes,
                                                    const Schedule& schedule) {
     std::vector<std::vector<std::uint32_t>> readers(nodes.size());
     for (std::uint32_t reader : schedule.order) {
         for (std::uint32_t operand : nodes[reader].operands()) {
-            if (!contains(readers[operand], reader)) {
-                readers[operand].push_back(reader);
+            auto& list = readers[operand];
+            if (list.empty() || list.back() != reader) {  // a reader repeats only at the back
+                list.push_back(reader);
             }
         }
     }
@@ -32,20 +30,38 @@ std::vector<std::vector<std::uint32_t>> readers_of(const std::vector<Node>& node
 }
 
 // Keeps matches in root order unless one would write a value another covers.
-std::vector<Match> without_conflicts(std::vector<Match> matches) {
+std::vector<Match> without_conflicts(std::vector<Match> matches, std::size_t node_count) {
+    std::vector<bool> written(node_count, false);  // a result of a kept match
+    std::vector<bool> covered(node_count, false);  // covered by a kept match
     std::vector<Match> kept;
     for (Match& match : matches) {
-        const bool conflict = std::any_of(kept.begin(), kept.end(), [&](const Match& other) {
-            return std::any_of(match.nodes.begin(), match.nodes.end(), [&](std::uint32_t n) {
-                return contains(other.results, n) ||
-                       (covers(other, n) && contains(match.results, n));
-            });
+        const bool conflict = std::any_of(match.nodes.begin(), match.nodes.end(), [&](auto n) {
+            return written[n] || (covered[n] && contains(match.results, n));
         });
-        if (!conflict) {
-            kept.push_back(std::move(match));
+        if (conflict) {
+            continue;
         }
+        for (std::uint32_t n : match.results) {
+            written[n] = true;
+        }
+        for (std::uint32_t n : match.nodes) {
+            covered[n] = true;
+        }
+        kept.push_back(std::move(match));
     }
     return kept;
+}
+
+// By node: the candidates that cover it.
+std::vector<std::vector<std::uint32_t>> candidates_covering(std::size_t node_count,
+                                                            const std::vector<Match>& candidates) {
+    std::vector<std::vector<std::uint32_t>> covering(node_count);
+    for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+        for (std::uint32_t node : candidates[c].nodes) {
+            covering[node].push_back(c);
+        }
+    }
+    return covering;
 }
 
 class Ballot {
@@ -53,11 +69,14 @@ public:
     Ballot(const std::vector<Node>& nodes,
            const Schedule& schedule,
            const std::vector<bool>& declared,
-           const std::vector<bool>& retained)
+           const std::vector<bool>& retained,
+           const std::vector<Match>& candidates)
         : schedule_(schedule),
           declared_(declared),
           retained_(retained),
-          readers_(readers_of(nodes, schedule)) {}
+          candidates_(candidates),
+          readers_(readers_of(nodes, schedule)),
+          covering_(candidates_covering(nodes.size(), candidates)) {}
 
     // Whether the kernel must write each result: the root always, a named
     // result when it is declared or read outside the match.
@@ -70,7 +89,9 @@ public:
         return writes;
     }
 
-    bool acceptable(const Match& match, const std::vector<const Match*>& elected) const {
+    // Whether candidate `c` may be elected beside the candidates still standing.
+    bool acceptable(std::uint32_t c, const std::vector<bool>& standing) const {
+        const Match& match = candidates_[c];
         const std::vector<bool> written = writes(match);
         for (std::uint32_t node : match.nodes) {
             const auto result = std::find(match.results.begin(), match.results.end(), node);
@@ -81,12 +102,14 @@ public:
                 }
                 continue;
             }
-            if (declared_[node] || retained_[node] || !readers_fused(match, node, elected)) {
+            if (declared_[node] || retained_[node] || !readers_fused(c, node, standing)) {
                 return false;
             }
         }
         return true;
     }
+
+    const std::vector<std::uint32_t>& covering(std::uint32_t node) const { return covering_[node]; }
 
 private:
     bool read_outside(const Match& match, std::uint32_t node) const {
@@ -104,19 +127,21 @@ private:
         });
     }
 
-    // Every reader of an interior value lies in an elected match that covers
-    // the value as interior too, so no one needs it materialised.
-    bool readers_fused(const Match& match,
+    // Every reader of an interior value lies in a standing candidate that
+    // covers the value as interior too, so no one needs it materialised.
+    bool readers_fused(std::uint32_t c,
                        std::uint32_t node,
-                       const std::vector<const Match*>& elected) const {
+                       const std::vector<bool>& standing) const {
+        const Match& match = candidates_[c];
         const auto& readers = readers_[node];
+        const auto& others = covering_[node];
         return std::all_of(readers.begin(), readers.end(), [&](std::uint32_t reader) {
             if (covers(match, reader)) {
                 return true;
             }
-            return std::any_of(elected.begin(), elected.end(), [&](const Match* other) {
-                return other != &match && covers(*other, reader) &&
-                       covers_as_interior(*other, node);
+            return std::any_of(others.begin(), others.end(), [&](std::uint32_t other) {
+                return other != c && standing[other] && covers(candidates_[other], reader) &&
+                       !contains(candidates_[other].results, node);
             });
         });
     }
@@ -124,8 +149,39 @@ private:
     const Schedule& schedule_;
     const std::vector<bool>& declared_;
     const std::vector<bool>& retained_;
+    const std::vector<Match>& candidates_;
     std::vector<std::vector<std::uint32_t>> readers_;
+    std::vector<std::vector<std::uint32_t>> covering_;
 };
+
+// Withdraws candidates until every one standing is acceptable beside the
+// others. Withdrawing one can only make others unacceptable, so the standing
+// set is the largest consistent one whatever the order; a withdrawal
+// re-examines only the candidates that share a node with it.
+std::vector<bool> standing_candidates(const Ballot& ballot, const std::vector<Match>& candidates) {
+    std::vector<bool> standing(candidates.size(), true);
+    std::vector<bool> queued(candidates.size(), true);
+    std::vector<std::uint32_t> pending(candidates.size());
+    std::iota(pending.begin(), pending.end(), std::uint32_t{0});
+    while (!pending.empty()) {
+        const std::uint32_t c = pending.back();
+        pending.pop_back();
+        queued[c] = false;
+        if (ballot.acceptable(c, standing)) {
+            continue;
+        }
+        standing[c] = false;
+        for (std::uint32_t node : candidates[c].nodes) {
+            for (std::uint32_t other : ballot.covering(node)) {
+                if (standing[other] && !queued[other]) {
+                    queued[other] = true;
+                    pending.push_back(other);
+                }
+            }
+        }
+    }
+    return standing;
+}
 
 }  // namespace
 
@@ -134,27 +190,14 @@ std::vector<Election> elect(const std::vector<Node>& nodes,
                             std::vector<Match> matches,
                             const std::vector<bool>& declared,
                             const std::vector<bool>& retained) {
-    const std::vector<Match> candidates = without_conflicts(std::move(matches));
-    const Ballot ballot(nodes, schedule, declared, retained);
-    std::vector<const Match*> elected;
-    elected.reserve(candidates.size());
-    for (const Match& match : candidates) {
-        elected.push_back(&match);
-    }
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (auto it = elected.begin(); it != elected.end(); ++it) {
-            if (!ballot.acceptable(**it, elected)) {
-                elected.erase(it);
-                changed = true;
-                break;
-            }
-        }
-    }
+    const std::vector<Match> candidates = without_conflicts(std::move(matches), nodes.size());
+    const Ballot ballot(nodes, schedule, declared, retained, candidates);
+    const std::vector<bool> standing = standing_candidates(ballot, candidates);
     std::vector<Election> elections;
-    elections.reserve(elected.size());
-    for (const Match* match : elected) {
-        elections.push_back({*match, ballot.writes(*match)});
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        if (standing[c]) {
+            elections.push_back({candidates[c], ballot.writes(candidates[c])});
+        }
     }
     return elections;
 }

@@ -1,9 +1,11 @@
 #include "plan/host_steps.hpp"
 
 #include "graph/node_view.hpp"
+#include "ops/op_info.hpp"
 #include "pattern/catalog.hpp"
 #include "run/tally_scope.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
@@ -12,8 +14,31 @@ namespace topos::detail {
 namespace {
 
 template <Element T>
+void tally_election(const PlanState<T>& plan, std::size_t e) {
+    if (Tally* tally = active_tally()) {
+        tally->add(name_of(plan.patterns[e].formula()),
+                   precision_of<T>(),
+                   reference_name,
+                   Fidelity::Exact);
+    }
+}
+
+// A match writes something, or covers a node that checks indices: the rule of
+// OpInfo::kernel_runs_for, for every node the pattern's kernel computes.
+bool match_runs(const Match& match, const std::vector<Node>& nodes) {
+    return std::any_of(match.nodes.begin(), match.nodes.end(), [&](std::uint32_t index) {
+        const Node& node = nodes[index];
+        return op_info(node.opcode()).kernel_runs_for(node.shape());
+    });
+}
+
+template <Element T>
 void run_election(const HostMemory<T>& memory, std::size_t e) {
     const PlanState<T>& plan = memory.plan;
+    if (!match_runs(plan.elections[e].match, plan.network->spec.nodes)) {
+        tally_election(plan, e);
+        return;
+    }
     const ElectionLocations& locations = plan.election_locations[e];
     thread_local std::vector<const T*> inputs;
     thread_local std::vector<T*> results;
@@ -26,16 +51,15 @@ void run_election(const HostMemory<T>& memory, std::size_t e) {
         results.push_back(location ? memory.address(*location) : nullptr);
     }
     run_match<T>(plan.elections[e].match, inputs, results);
-    if (Tally* tally = active_tally()) {
-        tally->add(name_of(plan.patterns[e].formula()),
-                   precision_of<T>(),
-                   reference_name,
-                   Fidelity::Exact);
-    }
+    tally_election(plan, e);
 }
 
 template <Element T>
 void run_kernel(const HostMemory<T>& memory, const Step<T>& step) {
+    if (!op_info(step.node->opcode()).kernel_runs_for(step.node->shape())) {
+        tally_kernel_step(step);
+        return;
+    }
     const std::vector<Node>& nodes = memory.plan.network->spec.nodes;
     const std::span<const std::uint32_t> operands = step.node->operands();
     std::array<View<T>, Node::max_operands> views{};

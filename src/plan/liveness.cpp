@@ -36,25 +36,34 @@ std::size_t live_until(const Schedule& schedule, std::size_t position, const Liv
     return position;
 }
 
+// Each value adds its elements over a run of positions: a difference array
+// (add where the run starts, take away after it ends) and one prefix sum make
+// the series linear in the schedule, however long the values stay alive.
 LiveVolume live_volume(const std::vector<Node>& nodes,
                        const Schedule& schedule,
                        const std::vector<Liveness>& liveness) {
     LiveVolume volume;
-    volume.series.assign(schedule.order.size(), 0);
-    for (std::size_t position = 0; position < schedule.order.size(); ++position) {
+    const std::size_t length = schedule.order.size();
+    std::vector<std::size_t> change(length + 1, 0);  // modulo 2^64; every prefix sum is exact
+    for (std::size_t position = 0; position < length; ++position) {
         if (liveness[position].kind == Liveness::Kind::Fused) {
             continue;  // never materialised
         }
         const std::size_t elements = nodes[schedule.order[position]].shape().elements();
         volume.retain_all += elements;
         const std::size_t until = live_until(schedule, position, liveness[position]);
-        for (std::size_t p = position; p <= until; ++p) {
-            volume.series[p] += elements;
+        if (until >= position) {
+            change[position] += elements;
+            change[until + 1] -= elements;
         }
     }
-    for (std::size_t p = 0; p < volume.series.size(); ++p) {
-        if (volume.series[p] > volume.peak) {
-            volume.peak = volume.series[p];
+    volume.series.resize(length);
+    std::size_t live = 0;
+    for (std::size_t p = 0; p < length; ++p) {
+        live += change[p];
+        volume.series[p] = live;
+        if (live > volume.peak) {
+            volume.peak = live;
             volume.peak_position = p;
         }
     }

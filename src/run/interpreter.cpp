@@ -1,6 +1,7 @@
 #include "run/interpreter.hpp"
 
 #include "graph/node_view.hpp"
+#include "ops/op_info.hpp"
 #include "run/access.hpp"
 #include "run/tally_scope.hpp"
 #include <topos/core/error.hpp>
@@ -15,7 +16,11 @@ Tensor<T> evaluate_node(const Node& node, std::span<const Tensor<T>* const> oper
     for (std::size_t i = 0; i < operands.size(); ++i) {
         views[i] = View<T>{operands[i]->data().data(), &operands[i]->shape()};
     }
-    const Kernel<T> kernel = op_info(node.opcode()).template kernel<T>();
+    const OpInfo& row = op_info(node.opcode());
+    if (!row.kernel_runs_for(node.shape())) {
+        return Tensor<T>::filled(node.shape(), T{});
+    }
+    const Kernel<T> kernel = row.template kernel<T>();
     return Tensor<T>::generate(node.shape(), [&](std::span<T> out) {
         kernel(view_of(node), std::span<const View<T>>(views.data(), operands.size()), out.data());
     });

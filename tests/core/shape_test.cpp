@@ -107,6 +107,48 @@ TEST(Shape, RejectsInsertingAnAxisAtTheMaximumRank) {
     EXPECT_THROW(full.with_axis(0, 2), ShapeError);
 }
 
+// ---- sizes: no element count, stride or byte count can wrap ----
+
+constexpr std::size_t two_to_the(unsigned power) {
+    return std::size_t{1} << power;
+}
+
+TEST(Shape, AcceptsExtentsThatMultiplyToTheMaximumElementCount) {
+    const Shape largest{Shape::max_elements};
+    EXPECT_EQ(largest.elements(), Shape::max_elements);
+    const Shape split{two_to_the(30), two_to_the(29)};
+    EXPECT_EQ(split.elements(), two_to_the(59));
+    EXPECT_EQ(split.strides()[0], two_to_the(29));
+}
+
+TEST(Shape, RejectsExtentsThatMultiplyPastTheMaximumNamingTheShape) {
+    try {
+        const Shape s{two_to_the(62), 4};
+        FAIL() << "a shape of 2^64 elements was accepted: " << s;
+    } catch (const ShapeError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("[4611686018427387904, 4]"));
+        EXPECT_THAT(error.what(), HasSubstr("too large"));
+    }
+    EXPECT_THROW(Shape({Shape::max_elements + 1}), ShapeError);
+    EXPECT_THROW(Shape({two_to_the(31), two_to_the(30)}), ShapeError);
+    // 2^64 + 2^32 wraps to a small count: the check is on the product, not a wrapped one.
+    EXPECT_THROW(Shape({two_to_the(32) + 1, two_to_the(32)}), ShapeError);
+}
+
+// A zero extent makes the count 0, but the strides of the other axes still
+// multiply: they must stay addressable too.
+TEST(Shape, RejectsHugeExtentsBesideAZeroExtent) {
+    EXPECT_EQ((Shape{0, two_to_the(30), two_to_the(29)}).elements(), 0u);
+    EXPECT_THROW(Shape({0, two_to_the(40), two_to_the(40)}), ShapeError);
+}
+
+TEST(Shape, RejectsAxisEditsThatWouldOverflow) {
+    const Shape s{two_to_the(40)};
+    EXPECT_THROW((void)s.with_axis(0, two_to_the(30)), ShapeError);
+    EXPECT_THROW((void)(Shape{4, 4}).with_extent(0, two_to_the(62)), ShapeError);
+    EXPECT_EQ(s.with_axis(1, 2).elements(), two_to_the(41));
+}
+
 TEST(Shape, IsTriviallyCopyableSoCopiesNeverAllocate) {
     EXPECT_TRUE(std::is_trivially_copyable_v<Shape>);
 }

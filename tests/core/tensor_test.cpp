@@ -80,6 +80,19 @@ TEST(Tensor, RejectsAnElementCountThatDiffersFromTheShape) {
     }
 }
 
+TEST(Tensor, RejectsAShapeTooLargeToAddressBeforeAllocating) {
+    EXPECT_THROW((void)Tensor<double>::filled({std::size_t{1} << 62, 4}, 1.0), ShapeError);
+    EXPECT_THROW((void)Tensor<float>::filled({std::size_t{1} << 61, 0, 1 << 4}, 1.0F), ShapeError);
+}
+
+TEST(Tensor, WithAZeroExtentHoldsNoElementsAndCompares) {
+    const Tensor<double> empty = Tensor<double>::filled({0, 3}, 1.0);
+    EXPECT_EQ(empty.elements(), 0u);
+    EXPECT_TRUE(empty.data().empty());
+    EXPECT_EQ(empty, (Tensor<double>({0, 3}, std::vector<double>{})));
+    EXPECT_FALSE(empty == (Tensor<double>({3, 0}, std::vector<double>{})));
+}
+
 TEST(Tensor, ReadsTheScalarOfAnyOneElementTensor) {
     EXPECT_EQ(Tensor<double>({1, 1}, {3.5}).scalar(), 3.5);
     EXPECT_THROW(Tensor<double>::filled({2}, 1.0).scalar(), ShapeError);

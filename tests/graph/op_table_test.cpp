@@ -205,9 +205,11 @@ TEST_P(OpRow, ShapeRuleRejectsABadCallNamingTheOperation) {
     } catch (const ShapeError& error) {
         EXPECT_THAT(error.what(), StartsWith(std::string(name_of(GetParam())) + " of node "));
         EXPECT_THAT(error.what(), HasSubstr(spec->advice));
-        // Every node left on the tape is a source: the bad call appended nothing.
+        // Every node left on the tape is a parameter or an input that the spec
+        // recorded before its bad call: the call appended nothing, not even a leaf.
         for (const Node& node : tape.nodes()) {
-            EXPECT_TRUE(is_source(node.opcode())) << node;
+            EXPECT_TRUE(node.opcode() == Opcode::Parameter || node.opcode() == Opcode::Input)
+                << node;
         }
     }
 }

@@ -4,6 +4,7 @@
 // sanitizers in CI), a fixture from an earlier version that must still load,
 // and an independent Python reader that must see what the C++ writer wrote.
 #include "support/bit_equal.hpp"
+#include "support/scratch_folder.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
@@ -103,15 +104,8 @@ void expect_bit_equal(const Parameters<T>& actual, const Parameters<T>& expected
     }
 }
 
-std::vector<char> bytes_of(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& path, const std::vector<char>& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using test::bytes_of;
+using test::write_bytes;
 
 // A file with this header text (length prefixed) and `payload` bytes.
 void write_crafted(const fs::path& path, const std::string& header, std::size_t payload) {
@@ -265,12 +259,15 @@ TEST(Checkpoint, RefusesMalformedFiles) {
          R"({"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
          R"("b":{"dtype":"F64","shape":[2],"data_offsets":[8,24]}})",
          24,
-         "overlaps another"},
-        {"gap", R"({"a":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}})", 16, "(a gap)"},
+         "overlaps another, \"a\" (bytes 0..16)"},
+        {"gap",
+         R"({"a":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}})",
+         16,
+         "bytes 0..8 of the payload belong to no tensor"},
         {"trailing",
          R"({"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})",
          16,
-         "cover 8 bytes of a payload of 16"},
+         "cover 8 bytes of a payload of 16: bytes 8..16 belong to no tensor"},
         {"huge_shape",
          R"({"a":{"dtype":"F64","shape":[4294967295,4294967295,4294967295],"data_offsets":[0,8]}})",
          8,

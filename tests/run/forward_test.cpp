@@ -9,7 +9,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace topos {
@@ -47,6 +50,43 @@ TEST(Forward, RejectsAFeedOfIndicesThatAreNotIntegers) {
     });
     EXPECT_THROW((void)network.forward(network.parameters(), {{picks, Tensor<double>({1}, {0.5})}}),
                  FeedError);
+}
+
+TEST(Forward, AnOutOfRangeLabelOfCrossEntropyNamesTheLossAndTheClassCount) {
+    auto [network, labels, loss] = Tape<double>::record([](Tape<double>& tape) {
+        const Value<double> logits = tape.parameter(Tensor<double>::filled({2, 5}, 0.5));
+        const Value<double> labels = tape.indices(Tensor<double>({2}, {1, 3}));
+        return detach(labels, cross_entropy(logits, labels));
+    });
+    try {
+        (void)network.forward(network.parameters(), {{labels, Tensor<double>({2}, {1, 7})}});
+        FAIL() << "label 7 of 5 classes was read";
+    } catch (const IndexError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("cross_entropy"));
+        EXPECT_THAT(error.what(), HasSubstr("met index 7, outside [0, 5)"));
+    }
+}
+
+TEST(Forward, AHugeOrFractionalIndexIsQuotedShortly) {
+    auto [network, picks, encoded] = Tape<double>::record([](Tape<double>& tape) {
+        const Value<double> picks = tape.indices(Tensor<double>({1}, {0}));
+        return detach(picks, picks.one_hot(2));
+    });
+    for (const auto& [fed, quoted] : {std::pair{1e300, "1e+300"}, std::pair{2.5, "2.5"}}) {
+        try {
+            (void)network.forward(network.parameters(), {{picks, Tensor<double>({1}, {fed})}});
+            FAIL() << quoted << " was fed as an index";
+        } catch (const FeedError& error) {
+            EXPECT_THAT(error.what(), HasSubstr(std::string("but got ") + quoted + ";"));
+        }
+    }
+    try {
+        Tape<double> tape;
+        (void)tape.indices(Tensor<double>({1}, {std::nan("")}));
+        FAIL() << "NaN was recorded as an index";
+    } catch (const FeedError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("but got nan;"));
+    }
 }
 
 // ---- sources, feeds, parameters ----

@@ -103,6 +103,30 @@ void visit_mlp(EmissionCorpusVisitor& visitor) {
     visitor.visit("example.mlp.training", network.entry(adjoints.roots()).lower());
 }
 
+// Empty batches: an MLP and a CNN trained on zero examples, and reductions
+// over an empty axis, whose emitted tensors have an extent of 0.
+void visit_empty_batches(EmissionCorpusVisitor& visitor) {
+    {
+        Tape<float> tape;
+        Mlp mlp(tape, {8, 16, 4}, Activation::Tanh, init::xavier(3));
+        auto predicted = mlp.express(tape.input(Tensor<float>::filled(Shape{0, 8}, 1.0f)));
+        auto loss = (predicted * predicted).sum();
+        const Adjoints<float> adjoints = tape.differentiate(loss, mlp.parameters());
+        const Network<float> network = std::move(tape).into_network();
+        visitor.visit("empty.mlp.training", network.entry(adjoints.roots()).lower());
+    }
+    {
+        Tape<double> tape;
+        auto x = tape.input(Tensor<double>::filled(Shape{0, 3}, 1.0));
+        auto scale = tape.parameter(Tensor<double>({3}, {0.5, -1.0, 2.0}));
+        auto scaled = x * scale + 1.0;
+        auto loss = scaled.sum() + scaled.max(0).sum() + scaled.sum(1).sum();
+        const Symbol loss_symbol = loss;
+        const Network<double> network = std::move(tape).into_network();
+        visitor.visit("empty.reductions.backward", network.entry({loss_symbol}).backward().lower());
+    }
+}
+
 // The gallery's models, small: each training plan (loss and gradients) and
 // its evaluation plan, as the gallery lowers them.
 template <class Model>
@@ -185,6 +209,7 @@ void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
     visit_mlp(visitor);
     visit_pattern_plans(visitor);
     visit_gallery_models(visitor);
+    visit_empty_batches(visitor);
 }
 
 }  // namespace topos::test

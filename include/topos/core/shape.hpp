@@ -1,6 +1,9 @@
 // Shape: the extents of a tensor's axes, outermost first. A rank-0 shape is a
 // scalar (one element). Shapes are small values with inline storage: copying one
-// never allocates. The rank is at most Shape::max_rank.
+// never allocates. The rank is at most Shape::max_rank, and the product of the
+// nonzero extents at most Shape::max_elements, so that element counts, strides
+// and byte counts of every element type never overflow: a shape beyond either
+// limit is refused with a ShapeError where it is made.
 #pragma once
 
 #include <array>
@@ -16,6 +19,9 @@ namespace topos {
 class Shape {
 public:
     static constexpr std::size_t max_rank = 8;
+    // 2^60 - 1: any element count times the largest element size (8 bytes)
+    // stays within std::ptrdiff_t.
+    static constexpr std::size_t max_elements = (std::size_t{1} << 60) - 1;
 
     Shape() = default;
     Shape(std::initializer_list<std::size_t> extents);

@@ -22,8 +22,11 @@ namespace topos::checkpoint {
 // "parameter.<node index>": the name a parameter is saved under.
 std::string tensor_name(Symbol parameter);
 
-// Writes `parameters` (and an optimizer's state) to `path`, replacing it.
-// Throws CheckpointError when the file cannot be written.
+// Writes `parameters` (and an optimizer's state) to `path`, replacing it
+// atomically: written beside it, synced, renamed over it, its folder synced.
+// A failed save leaves the previous file as it was, and a concurrent load sees
+// the previous file or the new one. Throws CheckpointError naming the call
+// that failed and why.
 template <Element T>
 void save(const std::filesystem::path& path, const Parameters<T>& parameters);
 template <Element T>
@@ -37,8 +40,11 @@ void save(const std::filesystem::path& path,
 
 // The parameters saved in `path`, checked against `network`: every parameter
 // must be present under its name with the network's element type and shape,
-// and every other tensor must be an optimizer buffer. Throws CheckpointError
-// for a malformed file, naming every tensor that does not match and why.
+// and every other tensor must be a buffer of the optimizer the file declares,
+// for a parameter of the network, with its element type and shape. Throws
+// CheckpointError for a path that is not a regular file and for a malformed
+// file (checked before its payload is read), naming every tensor that does
+// not match and why.
 template <Element T>
 Parameters<T> load(const std::filesystem::path& path, const Network<T>& network);
 

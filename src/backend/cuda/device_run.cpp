@@ -3,6 +3,7 @@
 #include "backend/cuda/device.hpp"
 #include "backend/cuda/device_serve.hpp"
 #include "graph/node_view.hpp"
+#include "ops/op_info.hpp"
 
 #include <algorithm>
 #include <array>
@@ -97,6 +98,11 @@ template <Element T>
 void run_served_step(const HostMemory<T>& host,
                      const DeviceMemory<T>& device,
                      const Step<T>& step) {
+    // An empty result: nothing to write, and no launch of zero blocks.
+    if (!op_info(step.node->opcode()).kernel_runs_for(step.node->shape())) {
+        tally_kernel_step(step);
+        return;
+    }
     const std::vector<Node>& nodes = host.plan.network->spec.nodes;
     const std::span<const std::uint32_t> operands = step.node->operands();
     std::array<View<T>, Node::max_operands> views{};
