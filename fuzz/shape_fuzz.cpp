@@ -81,7 +81,10 @@ Value<double> record(FuzzedDataProvider& in,
     const Value<double>& b = pick(in, values);
     const int call = in.ConsumeIntegralInRange<int>(0, 27);
     if (std::getenv("TOPOS_SHAPE_FUZZ_PRINT") != nullptr) {
-        std::fprintf(stderr, "call %d on %s and %s\n", call, a.shape().str().c_str(),
+        std::fprintf(stderr,
+                     "call %d on %s and %s\n",
+                     call,
+                     a.shape().str().c_str(),
                      b.shape().str().c_str());
     }
     switch (call) {
