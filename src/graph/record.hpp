@@ -64,11 +64,11 @@ private:
     }
 
     TapeState<T>& tape_;
-    std::size_t nodes_;
-    std::size_t payloads_;
-    std::size_t parameters_;
-    std::size_t inputs_;
-    int exceptions_;
+    std::size_t nodes_ = 0;
+    std::size_t payloads_ = 0;
+    std::size_t parameters_ = 0;
+    std::size_t inputs_ = 0;
+    int exceptions_ = 0;
 };
 
 // Where two shapes fail to broadcast: the axis of the result, and both extents there.
