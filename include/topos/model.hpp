@@ -19,6 +19,7 @@
 #include <topos/model/conv2d.hpp>
 #include <topos/model/dropout.hpp>
 #include <topos/model/embedding.hpp>
+#include <topos/model/function.hpp>
 #include <topos/model/init.hpp>
 #include <topos/model/layer_norm.hpp>
 #include <topos/model/linear.hpp>

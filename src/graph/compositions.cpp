@@ -1,3 +1,4 @@
+#include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/compositions.hpp>
@@ -182,12 +183,14 @@ Value<T> normalise(const Value<T>& centred,
 }  // namespace
 
 template <Element T>
-Value<T> conv2d(const Value<T>& image,
-                const Value<T>& filters,
-                const Value<T>& bias,
+Value<T> conv2d(const Value<T>& given_image,
+                const Value<T>& given_filters,
+                const Value<T>& given_bias,
                 std::size_t stride,
                 std::size_t padding,
                 std::size_t dilation) {
+    const auto [image, filters, bias] =
+        detail::on_one_tape("conv2d", given_image, given_filters, given_bias);
     const Shape f = filters.shape();
     check_convolution(image.shape(), f, bias.shape(), stride, padding, dilation);
     const detail::RecordScope scope(image);
@@ -224,10 +227,12 @@ Value<T> average_pool(const Value<T>& input, std::size_t size, std::size_t strid
 }
 
 template <Element T>
-BatchNormTraining<T> batch_norm_training(const Value<T>& input,
-                                         const Value<T>& gamma,
-                                         const Value<T>& beta,
+BatchNormTraining<T> batch_norm_training(const Value<T>& given_input,
+                                         const Value<T>& given_gamma,
+                                         const Value<T>& given_beta,
                                          double epsilon) {
+    const auto [input, gamma, beta] =
+        detail::on_one_tape("batch_norm", given_input, given_gamma, given_beta);
     check_batch_norm(input, {&gamma, &beta});
     const detail::RecordScope scope(input);
     const Axes axes = statistics_axes(input.shape());
@@ -239,12 +244,14 @@ BatchNormTraining<T> batch_norm_training(const Value<T>& input,
 }
 
 template <Element T>
-Value<T> batch_norm_inference(const Value<T>& input,
-                              const Value<T>& gamma,
-                              const Value<T>& beta,
-                              const Value<T>& running_mean,
-                              const Value<T>& running_variance,
+Value<T> batch_norm_inference(const Value<T>& given_input,
+                              const Value<T>& given_gamma,
+                              const Value<T>& given_beta,
+                              const Value<T>& given_mean,
+                              const Value<T>& given_variance,
                               double epsilon) {
+    const auto [input, gamma, beta, running_mean, running_variance] = detail::on_one_tape(
+        "batch_norm", given_input, given_gamma, given_beta, given_mean, given_variance);
     check_batch_norm(input, {&gamma, &beta, &running_mean, &running_variance});
     const detail::RecordScope scope(input);
     const Value<T> centred = input - spread(running_mean, input.shape());

@@ -1,6 +1,7 @@
 // Value<T>, the handle itself: its shape, symbol and tape, apply (the one funnel
 // every method goes through) and constant (a Leaf beside a value). The methods
 // are defined by concern in value_broadcasting.cpp and the other value_*.cpp.
+#include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include "graph/value_helpers.hpp"
 #include <topos/core/error.hpp>
@@ -31,23 +32,24 @@ template <Element T>
 Value<T> Value<T>::apply(Opcode opcode,
                          std::initializer_list<Value> operands,
                          Attributes attributes) const {
+    if (operands.size() > Node::max_operands) {
+        throw ShapeError(std::string(name_of(opcode)) + " was given too many operands");
+    }
     std::array<std::uint32_t, Node::max_operands> indices{};
+    std::array<const Value*, Node::max_operands> read{};
     std::size_t count = 0;
     for (const Value& operand : operands) {
-        if (operand.tape_ != tape_) {
-            throw TapeError(std::string(name_of(opcode)) + " reads node " +
-                            std::to_string(operand.index_) +
-                            " of another tape; all operands of an operation must be recorded "
-                            "on one tape");
-        }
-        if (count == Node::max_operands) {
-            throw ShapeError(std::string(name_of(opcode)) + " was given too many operands");
-        }
-        indices[count++] = operand.index_;
+        indices[count] = operand.index_;
+        read[count++] = &operand;
+    }
+    std::shared_ptr<detail::TapeState<T>> tape = tape_;
+    if (count > 0) {
+        tape = detail::common_tape<T>(std::string(name_of(opcode)).c_str(),
+                                      std::span<const Value* const>(read.data(), count));
     }
     const std::uint32_t index = detail::append(
-        *tape_, opcode, std::span<const std::uint32_t>(indices.data(), count), attributes);
-    return Value(tape_, index);
+        *tape, opcode, std::span<const std::uint32_t>(indices.data(), count), attributes);
+    return Value(std::move(tape), index);
 }
 
 namespace detail {

@@ -2,6 +2,7 @@
 // nodes: broadcast_to, binary operations and where over operands of different
 // shapes, and the arithmetic operators that use them.
 #include "core/shape_too_large.hpp"
+#include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include "graph/value_helpers.hpp"
 #include <topos/core/error.hpp>
@@ -18,11 +19,12 @@ namespace detail {
 
 template <Element T>
 Value<T> broadcast_binary(Opcode opcode,
-                          const Value<T>& a,
-                          const Value<T>& b,
+                          const Value<T>& first,
+                          const Value<T>& second,
                           const Attributes& attributes) {
-    if (a.shape() == b.shape() || detail::GraphAccess::state(a) != detail::GraphAccess::state(b)) {
-        return a.apply(opcode, {a, b}, attributes);  // (reports a tape mismatch)
+    const auto [a, b] = on_one_tape(std::string(name_of(opcode)).c_str(), first, second);
+    if (a.shape() == b.shape()) {
+        return a.apply(opcode, {a, b}, attributes);
     }
     const RecordScope scope(a);
     const Shape target =
@@ -92,7 +94,8 @@ Shape where_shape(const Shape& mask, const Shape& a, const Shape& b, const auto&
 }  // namespace
 
 template <Element T>
-Value<T> where(const Value<T>& mask, const Value<T>& a, const Value<T>& b) {
+Value<T> where(const Value<T>& given_mask, const Value<T>& given_a, const Value<T>& given_b) {
+    const auto [mask, a, b] = detail::on_one_tape("where", given_mask, given_a, given_b);
     const Shape target = where_shape(mask.shape(), a.shape(), b.shape(), [&] {
         return "where of node " + std::to_string(mask.index()) + ' ' + mask.shape().str() +
                " (the mask), node " + std::to_string(a.index()) + ' ' + a.shape().str() +

@@ -1,6 +1,7 @@
 // Value<T>'s layout and indexing: reshape, permute, transpose, squeeze,
 // windows (unfold, fold), narrow, slice, pad, broadcast_along, the joins concat
 // and stack, and the index lookups one_hot and gather.
+#include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
@@ -122,8 +123,8 @@ Value<T> concat(const std::vector<Value<T>>& values, std::size_t axis) {
     if (values.empty()) {
         throw ShapeError("concat needs at least one value");
     }
-    const detail::RecordScope scope(values.front());
-    std::vector<Value<T>> level = values;
+    std::vector<Value<T>> level = detail::on_one_tape("concat", values);
+    const detail::RecordScope scope(level.front());
     while (level.size() > 1) {  // a balanced tree of binary joins
         std::vector<Value<T>> next;
         for (std::size_t i = 0; i + 1 < level.size(); i += 2) {
@@ -143,10 +144,11 @@ Value<T> stack(const std::vector<Value<T>>& values, std::size_t axis) {
     if (values.empty()) {
         throw ShapeError("stack needs at least one value");
     }
-    const detail::RecordScope scope(values.front());
+    const std::vector<Value<T>> joined = detail::on_one_tape("stack", values);
+    const detail::RecordScope scope(joined.front());
     std::vector<Value<T>> expanded;
-    expanded.reserve(values.size());
-    for (const Value<T>& value : values) {
+    expanded.reserve(joined.size());
+    for (const Value<T>& value : joined) {
         expanded.push_back(value.unsqueeze(axis));
     }
     return concat(expanded, axis);

@@ -1,5 +1,6 @@
 // The losses recorded over values: cross_entropy of logits against integer
 // labels (optionally label-smoothed) and mse.
+#include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
@@ -20,7 +21,9 @@ void check_logits_are_a_batch_of_rows(const Value<T>& logits) {
 }  // namespace
 
 template <Element T>
-Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels) {
+Value<T> cross_entropy(const Value<T>& given_logits, const Value<T>& given_labels) {
+    const auto [logits, labels] =
+        detail::on_one_tape("cross_entropy", given_logits, given_labels);
     check_logits_are_a_batch_of_rows(logits);
     const detail::RecordScope scope(logits);
     const Value<T> log_probabilities = logits.log_softmax(1);
@@ -29,9 +32,11 @@ Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels) {
 }
 
 template <Element T>
-Value<T> cross_entropy(const Value<T>& logits,
-                       const Value<T>& labels,
+Value<T> cross_entropy(const Value<T>& given_logits,
+                       const Value<T>& given_labels,
                        const CrossEntropyOptions& options) {
+    const auto [logits, labels] =
+        detail::on_one_tape("cross_entropy", given_logits, given_labels);
     const double smoothing = options.label_smoothing;
     if (!(smoothing >= 0 && smoothing <= 1)) {
         throw Error("cross_entropy's label smoothing is a probability in [0, 1]; got " +
@@ -50,7 +55,8 @@ Value<T> cross_entropy(const Value<T>& logits,
 }
 
 template <Element T>
-Value<T> mse(const Value<T>& a, const Value<T>& b) {
+Value<T> mse(const Value<T>& given_a, const Value<T>& given_b) {
+    const auto [a, b] = detail::on_one_tape("mse", given_a, given_b);
     const detail::RecordScope scope(a);
     return (a - b).square().mean();
 }

@@ -2,6 +2,7 @@
 // right operand through every row of the left, and batches whose leading axes
 // broadcast numpy-style.
 #include "core/shape_too_large.hpp"
+#include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/value.hpp>
@@ -74,10 +75,12 @@ Value<T> batched_matmul(const Value<T>& a, const Value<T>& b, const Shape& batch
 }  // namespace
 
 template <Element T>
-Value<T> Value<T>::matmul(const Value& other) const {
-    if (tape_ != detail::GraphAccess::state(other)) {
-        return apply(Opcode::MatMul, {*this, other});  // (reports the tape mismatch)
+Value<T> Value<T>::matmul(const Value& given_other) const {
+    if (tape_ != detail::GraphAccess::state(given_other)) {
+        const auto [self, other] = detail::on_one_tape("matmul", *this, given_other);
+        return self.matmul(other);
     }
+    const Value& other = given_other;
     const Shape batch = checked_batch(*this, other);
     const Shape& a = shape();
     const Shape& b = other.shape();
