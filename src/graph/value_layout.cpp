@@ -19,6 +19,28 @@ Value<T> Value<T>::reshape(Shape target) const {
 }
 
 template <Element T>
+Value<T> Value<T>::flatten(std::size_t start_axis) const {
+    const Shape source = shape();
+    if (source.rank() == 0) {
+        return reshape(Shape{1});
+    }
+    if (start_axis >= source.rank()) {
+        throw ShapeError("flatten of node " + std::to_string(index_) + ' ' + source.str() +
+                         ": start_axis " + std::to_string(start_axis) +
+                         " is not an axis of a rank " + std::to_string(source.rank()) + " value");
+    }
+    std::vector<std::size_t> extents(
+        source.extents().begin(),
+        source.extents().begin() + static_cast<std::ptrdiff_t>(start_axis));
+    std::size_t merged = 1;
+    for (std::size_t axis = start_axis; axis < source.rank(); ++axis) {
+        merged *= source[axis];  // within Shape::max_elements: the source holds them
+    }
+    extents.push_back(merged);
+    return reshape(Shape(std::span<const std::size_t>(extents)));
+}
+
+template <Element T>
 Value<T> Value<T>::permute(Axes order) const {
     return apply(Opcode::Permute, {*this}, PermuteAttributes{std::move(order)});
 }
@@ -162,6 +184,7 @@ Value<T> gather(const Value<T>& table, const Value<T>& indices) {
 // NOLINTBEGIN(bugprone-macro-parentheses): T names a type.
 #define TOPOS_INSTANTIATE(T)                                                                      \
     template Value<T> Value<T>::reshape(Shape) const;                                             \
+    template Value<T> Value<T>::flatten(std::size_t) const;                                       \
     template Value<T> Value<T>::permute(Axes) const;                                              \
     template Value<T> Value<T>::transpose() const;                                                \
     template Value<T> Value<T>::transpose(std::size_t, std::size_t) const;                        \

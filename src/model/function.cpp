@@ -93,7 +93,9 @@ Tensor<T> placeholder(Argument argument, const Shape& shape) {
 
 // The body recorded on a tape reopened from the model, at `shapes`.
 template <Element T>
-Compiled<T> record(const FunctionCache<T>& cache, Posture posture, const std::vector<Shape>& shapes) {
+Compiled<T> record(const FunctionCache<T>& cache,
+                   Posture posture,
+                   const std::vector<Shape>& shapes) {
     Tape<T> tape = cache.model.reopen();
     std::vector<Value<T>> values;
     std::vector<Symbol> inputs;
@@ -131,8 +133,8 @@ std::shared_ptr<const Compiled<T>> compiled_for(FunctionCache<T>& cache,
                                                 Posture posture,
                                                 const std::vector<Shape>& shapes) {
     if (shapes.size() != cache.arguments.size()) {
-        throw FeedError("this Function takes " + std::to_string(cache.arguments.size()) +
-                        " input" + (cache.arguments.size() == 1 ? "" : "s") + ", but " +
+        throw FeedError("this Function takes " + std::to_string(cache.arguments.size()) + " input" +
+                        (cache.arguments.size() == 1 ? "" : "s") + ", but " +
                         std::to_string(shapes.size()) + " were given");
     }
     const std::lock_guard lock(cache.mutex);
@@ -226,11 +228,12 @@ std::string Function<T>::describe() const {
     for (std::size_t i = 0; i < cache_->arguments.size(); ++i) {
         out << (i ? ", " : "") << cache_->arguments[i];
     }
-    out << ") over " << cache_->model.parameters().size() << " parameters, "
-        << cache_->plans.size() << (cache_->plans.size() == 1 ? " plan" : " plans")
-        << (cache_->plans.empty() ? "" : ":") << '\n';
+    out << ") over " << cache_->model.parameters().size() << " parameters, " << cache_->plans.size()
+        << (cache_->plans.size() == 1 ? " plan" : " plans") << (cache_->plans.empty() ? "" : ":")
+        << '\n';
     for (const auto& [key, entry] : cache_->plans) {
-        out << "  " << (entry.posture == detail::Posture::Value ? "value    " : "gradients") << "  ";
+        out << "  " << (entry.posture == detail::Posture::Value ? "value    " : "gradients")
+            << "  ";
         for (std::size_t i = 0; i < entry.shapes.size(); ++i) {
             out << (i ? ", " : "") << entry.shapes[i];
         }

@@ -32,8 +32,8 @@ Tensor<double> logits_by_hand(const Model& model,
 TEST(Function, IsSafeToCallFromSeveralThreadsAtOnce) {
     const Model model;
     const Parameters<double> parameters = model.network.parameters();
-    const Function<double> predict(
-        model.network, [&](const Value<double>& x) { return model.mlp.express(x); });
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
     std::vector<Tensor<double>> expected;
     for (std::size_t batch = 1; batch <= 4; ++batch) {
         expected.push_back(logits_by_hand(model, parameters, rows(batch, batch)));

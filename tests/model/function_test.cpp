@@ -48,8 +48,8 @@ Tensor<double> logits_by_hand(const Model& model,
 TEST(Function, RunsTheModelAtEveryBatchSizeWithTheInterpretersBits) {
     const Model model;
     const Parameters<double> parameters = model.network.parameters();
-    const Function<double> predict(
-        model.network, [&](const Value<double>& x) { return model.mlp.express(x); });
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
     for (const std::size_t batch : {1u, 5u, 297u}) {
         const Tensor<double> x = rows(batch, batch);
         const Tensor<double> logits = predict(parameters, x);
@@ -79,18 +79,16 @@ TEST(Function, CompilesOncePerTupleOfShapes) {
 TEST(Function, GradientsEqualTheReverseScanOfTheSameNetwork) {
     const Model model;
     const Parameters<double> parameters = model.network.parameters();
-    const Function<double> loss(
-        model.network,
-        [&](const Value<double>& x, const Value<double>& y) {
-            return cross_entropy(model.mlp.express(x), y);
-        },
-        {Argument::Real, Argument::Indices});
+    const Function<double> loss(model.network,
+                                [&](const Value<double>& x, const Value<double>& y) {
+                                    return cross_entropy(model.mlp.express(x), y);
+                                },
+                                {Argument::Real, Argument::Indices});
     const Tensor<double> x = rows(6, 11);
     const auto [value, gradients] = loss.value_and_gradients(parameters, x, labels(6));
 
     Tape<double> tape = model.network.reopen();
-    const Symbol target =
-        cross_entropy(model.mlp.express(tape.input(x)), tape.indices(labels(6)));
+    const Symbol target = cross_entropy(model.mlp.express(tape.input(x)), tape.indices(labels(6)));
     const Network<double> network = std::move(tape).into_network();
     const topos::Run<double> run = network.forward(parameters);
     EXPECT_TRUE(test::bit_equal(value, run.of(target)));
@@ -103,14 +101,13 @@ TEST(Function, GradientsEqualTheReverseScanOfTheSameNetwork) {
 
 TEST(Function, TrainsOnBatchesOfFiftyAndEvaluatesTwoHundredNinetySevenRows) {
     const Model model;
-    const Function<double> loss(
-        model.network,
-        [&](const Value<double>& x, const Value<double>& y) {
-            return cross_entropy(model.mlp.express(x), y);
-        },
-        {Argument::Real, Argument::Indices});
-    const Function<double> predict(
-        model.network, [&](const Value<double>& x) { return model.mlp.express(x); });
+    const Function<double> loss(model.network,
+                                [&](const Value<double>& x, const Value<double>& y) {
+                                    return cross_entropy(model.mlp.express(x), y);
+                                },
+                                {Argument::Real, Argument::Indices});
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
 
     const optim::Adam adam({.learning_rate = 0.05});
     Parameters<double> parameters = model.network.parameters();
@@ -136,8 +133,8 @@ TEST(Function, ReadsTheParametersOfASealedModelWithoutAModule) {
     const Value<double> w = tape.parameter(Tensor<double>(Shape{2, 1}, {0.5, -2.0}));
     const Value<double> b = tape.parameter(0.25);
     const Network<double> model = std::move(tape).into_network();
-    const Function<double> affine(
-        model, [&](const Value<double>& x) { return (x.matmul(w) + b).tanh(); });
+    const Function<double> affine(model,
+                                  [&](const Value<double>& x) { return (x.matmul(w) + b).tanh(); });
     const Tensor<double> y = affine(model.parameters(), Tensor<double>(Shape{1, 2}, {1.0, 3.0}));
     EXPECT_EQ(y.scalar(), std::tanh(0.5 - 6.0 + 0.25));
 }
@@ -145,19 +142,21 @@ TEST(Function, ReadsTheParametersOfASealedModelWithoutAModule) {
 TEST(Function, RefusesABodyThatCannotTakeTheDeclaredArguments) {
     const Model model;
     const auto one = [&](const Value<double>& x) { return model.mlp.express(x); };
-    EXPECT_THAT([&] { (void)Function<double>(model.network, one, {Argument::Real, Argument::Real}); },
-                ::testing::ThrowsMessage<Error>(HasSubstr("cannot be called with 2 arguments")));
+    EXPECT_THAT(
+        [&] {
+            (void)Function<double>(model.network, one, {Argument::Real, Argument::Real});
+        },
+        ::testing::ThrowsMessage<Error>(HasSubstr("cannot be called with 2 arguments")));
     EXPECT_THROW((void)Function<double>(model.network, one, {}), Error);
 }
 
 TEST(Function, RefusesInputsOfAnotherCountAndIndicesThatAreNotIntegers) {
     const Model model;
-    const Function<double> loss(
-        model.network,
-        [&](const Value<double>& x, const Value<double>& y) {
-            return cross_entropy(model.mlp.express(x), y);
-        },
-        {Argument::Real, Argument::Indices});
+    const Function<double> loss(model.network,
+                                [&](const Value<double>& x, const Value<double>& y) {
+                                    return cross_entropy(model.mlp.express(x), y);
+                                },
+                                {Argument::Real, Argument::Indices});
     const Parameters<double> parameters = model.network.parameters();
     EXPECT_THAT([&] { (void)loss(parameters, rows(2, 1)); },
                 ::testing::ThrowsMessage<FeedError>(HasSubstr("takes 2 inputs, but 1 were given")));
@@ -168,15 +167,15 @@ TEST(Function, RefusesInputsOfAnotherCountAndIndicesThatAreNotIntegers) {
 TEST(Function, RefusesParametersOfAnotherNetwork) {
     const Model model;
     const Model other;
-    const Function<double> predict(
-        model.network, [&](const Value<double>& x) { return model.mlp.express(x); });
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
     EXPECT_THROW((void)predict(other.network.parameters(), rows(2, 1)), SymbolError);
 }
 
 TEST(Function, ValueAndGradientsNeedsARankZeroValue) {
     const Model model;
-    const Function<double> predict(
-        model.network, [&](const Value<double>& x) { return model.mlp.express(x); });
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
     EXPECT_THROW((void)predict.value_and_gradients(model.network.parameters(), rows(2, 1)),
                  GradientError);
 }

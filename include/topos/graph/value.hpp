@@ -95,6 +95,9 @@ public:
 
     // Layout.
     Value reshape(Shape shape) const;
+    // The axes from `start_axis` on merged into one: [N, C, H, W] with
+    // start_axis 1 is [N, C * H * W] (torch.flatten). A rank-0 value is [1].
+    Value flatten(std::size_t start_axis = 0) const;
     Value permute(Axes order) const;
     Value transpose() const;  // swaps the last two axes
     Value transpose(std::size_t first, std::size_t second) const;
@@ -244,28 +247,6 @@ Value<T> log_softmax(const Value<T>& logits, std::size_t axis) {
     return logits.log_softmax(axis);
 }
 
-// The mean over rows of -log softmax(logits)[label]: logits [batch, classes],
-// labels [batch] of indices.
-template <Element T>
-Value<T> cross_entropy(const Value<T>& logits, const Value<T>& labels);
-
-struct CrossEntropyOptions {
-    // s in [0, 1]: each row's target puts 1 - s + s / classes on its label and
-    // s / classes on every other class (PyTorch's label_smoothing).
-    double label_smoothing = 0;
-};
-
-// The mean over rows of -sum_c target[c] * log softmax(logits)[c], the target
-// smoothed by `options`; with no smoothing, the same graph as above.
-template <Element T>
-Value<T> cross_entropy(const Value<T>& logits,
-                       const Value<T>& labels,
-                       const CrossEntropyOptions& options);
-
-// The mean of (a - b)^2 over all elements.
-template <Element T>
-Value<T> mse(const Value<T>& a, const Value<T>& b);
-
 template <Element T>
 Value<T> sum(const Value<T>& a) {
     return a.sum();
@@ -284,6 +265,11 @@ Value<T> mean(const Value<T>& a) {
 template <Element T>
 Value<T> reshape(const Value<T>& a, Shape shape) {
     return a.reshape(std::move(shape));
+}
+
+template <Element T>
+Value<T> flatten(const Value<T>& a, std::size_t start_axis = 0) {
+    return a.flatten(start_axis);
 }
 
 template <Element T>
@@ -314,3 +300,6 @@ extern template class Value<float>;
 extern template class Value<double>;
 
 }  // namespace topos
+
+// The losses, written over values (cross_entropy, mse, ...).
+#include <topos/graph/losses.hpp>  // IWYU pragma: export

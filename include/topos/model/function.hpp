@@ -70,7 +70,9 @@ void check_function_arity(bool takes, std::size_t count);
 
 template <Element T, class Body, std::size_t... I>
 constexpr bool invocable_with(std::index_sequence<I...> /*arguments*/) {
-    return std::is_invocable_r_v<Value<T>, const Body&, decltype((void)I, std::declval<const Value<T>&>())...>;
+    return std::is_invocable_r_v<Value<T>,
+                                 const Body&,
+                                 decltype((void)I, std::declval<const Value<T>&>())...>;
 }
 
 template <Element T, class Body, std::size_t... I>
@@ -105,7 +107,6 @@ constexpr bool body_takes(std::size_t count) {
     }
 }
 
-
 template <Element T>
 struct FunctionCache;
 
@@ -127,8 +128,9 @@ public:
     // the plan). Throws FeedError for an index argument that is not integers,
     // SymbolError for parameters made for another network.
     template <class... Inputs>
-        requires(std::convertible_to<const Inputs&, const Tensor<T>&> && ...)
-    Tensor<T> operator()(const Parameters<T>& parameters, const Inputs&... inputs) const {
+    requires(std::convertible_to<const Inputs&, const Tensor<T>&>&&...) Tensor<T>
+
+    operator()(const Parameters<T>& parameters, const Inputs&... inputs) const {
         const std::array<Tensor<T>, sizeof...(Inputs)> all{Tensor<T>(inputs)...};
         return call(parameters, all);
     }
@@ -139,9 +141,10 @@ public:
     // of the model, through a plan of the recorded derivative (compiled once per
     // shape). Throws GradientError when the body's value is not rank 0.
     template <class... Inputs>
-        requires(std::convertible_to<const Inputs&, const Tensor<T>&> && ...)
-    ValueAndGradients<T> value_and_gradients(const Parameters<T>& parameters,
-                                             const Inputs&... inputs) const {
+    requires(std::convertible_to<const Inputs&, const Tensor<T>&>&&...)
+        ValueAndGradients<T> value_and_gradients(const Parameters<T>& parameters,
+                                                 const Inputs&... inputs)
+    const {
         const std::array<Tensor<T>, sizeof...(Inputs)> all{Tensor<T>(inputs)...};
         return value_and_gradients(parameters, std::span<const Tensor<T>>(all));
     }
