@@ -30,6 +30,7 @@ LAYERS = [
     ("backends", ["backend"]),
     ("emission", ["emit"]),
     ("model", ["model"]),
+    ("data", ["data"]),
 ]
 
 # Includes that may run upward, each with its reason. Empty, and it should stay

@@ -4,4 +4,5 @@
 
 #include <topos/compiler.hpp>
 #include <topos/config.hpp>
+#include <topos/data.hpp>
 #include <topos/model.hpp>

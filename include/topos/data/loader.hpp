@@ -1,0 +1,145 @@
+// data::Loader: a dataset's examples in batches, epoch after epoch, in a
+// seeded shuffled order (the same on every platform), as torch's DataLoader
+// serves them. While the caller trains on one batch, the next is gathered on a
+// worker thread, so a training step never waits for its rows.
+//
+//   data::Loader<float> loader(data::Dataset<float>({images, labels}), {.batch_size = 50});
+//   for (std::size_t epoch = 0; epoch < 10; ++epoch) {
+//       for (const data::Batch<float>& batch : loader.epoch(epoch)) {
+//           step(batch[0], batch[1]);
+//       }
+//   }
+#pragma once
+
+#include <topos/core/tensor.hpp>
+#include <topos/data/batches.hpp>
+#include <topos/data/dataset.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace topos::data {
+
+struct LoaderOptions {
+    std::size_t batch_size = 1;
+    bool shuffle = true;  // a fresh order each epoch; off, the dataset's own order
+    std::uint64_t seed = 0;
+    bool drop_last = false;  // drop the last batch when it is short
+    bool prefetch = true;    // gather the next batch on a worker thread
+};
+
+template <Element T>
+struct Batch {
+    std::size_t epoch = 0;
+    std::size_t index = 0;               // within the epoch
+    std::vector<std::size_t> positions;  // the examples, as rows of the dataset
+    std::vector<Tensor<T>> tensors;      // one per tensor of the dataset
+
+    const Tensor<T>& operator[](std::size_t i) const { return tensors.at(i); }
+
+    std::size_t size() const { return positions.size(); }
+};
+
+template <Element T>
+class Epoch;
+
+template <Element T>
+class Loader {
+public:
+    // Throws Error for a batch size of 0.
+    Loader(Dataset<T> dataset, LoaderOptions options);
+
+    std::size_t batches_per_epoch() const { return ranges_.size(); }
+
+    // The order of the examples in `epoch`: shuffled(size, init::counter_bits(seed,
+    // epoch)) when shuffling, else 0, 1, ...
+    std::vector<std::size_t> order(std::size_t epoch) const;
+
+    // One pass over the dataset: a range of Batch<T> (move-only, single pass).
+    Epoch<T> epoch(std::size_t epoch) const;
+
+    const Dataset<T>& dataset() const { return *dataset_; }
+
+    const LoaderOptions& options() const { return options_; }
+
+private:
+    std::shared_ptr<const Dataset<T>> dataset_;
+    LoaderOptions options_;
+    std::vector<BatchRange> ranges_;
+};
+
+template <Element T>
+class Epoch {
+public:
+    // The next batch, or nothing after the last.
+    std::optional<Batch<T>> next();
+
+    class iterator {
+    public:
+        using value_type = Batch<T>;
+        using difference_type = std::ptrdiff_t;
+
+        const Batch<T>& operator*() const { return *current_; }
+
+        const Batch<T>* operator->() const { return &*current_; }
+
+        iterator& operator++() {
+            current_ = epoch_->next();
+            return *this;
+        }
+
+        void operator++(int) { ++*this; }
+
+        friend bool operator==(const iterator& it, std::default_sentinel_t /*end*/) {
+            return !it.current_;
+        }
+
+    private:
+        friend class Epoch;
+
+        explicit iterator(Epoch* epoch) : epoch_(epoch), current_(epoch->next()) {}
+
+        Epoch* epoch_;
+        std::optional<Batch<T>> current_;
+    };
+
+    iterator begin() { return iterator(this); }
+
+    std::default_sentinel_t end() const { return {}; }
+
+private:
+    friend class Loader<T>;
+
+    Epoch(std::shared_ptr<const Dataset<T>> dataset,
+          std::size_t epoch,
+          std::vector<std::size_t> order,
+          std::vector<BatchRange> ranges,
+          bool prefetch);
+
+    static Batch<T> gather(const Dataset<T>& dataset,
+                           std::size_t epoch,
+                           std::size_t index,
+                           std::vector<std::size_t> positions);
+    std::vector<std::size_t> positions_of(std::size_t index) const;
+    void prepare(std::size_t index);
+
+    std::shared_ptr<const Dataset<T>> dataset_;
+    std::size_t epoch_;
+    std::vector<std::size_t> order_;
+    std::vector<BatchRange> ranges_;
+    bool prefetch_;
+    std::size_t next_ = 0;
+    std::future<Batch<T>> prepared_;
+};
+
+extern template class Loader<float>;
+extern template class Loader<double>;
+extern template class Epoch<float>;
+extern template class Epoch<double>;
+
+}  // namespace topos::data

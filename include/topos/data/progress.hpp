@@ -1,0 +1,51 @@
+// data::Progress: a training loop's progress line, as a library facility. On a
+// terminal the line is rewritten in place (a carriage return before each);
+// written to a file or a pipe, every `every`-th step and the last print as
+// plain lines, so a log reads top to bottom:
+//   step  241/1200  loss 0.840359  4816 examples/s  96.3 steps/s  eta 9s
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace topos::data {
+
+struct ProgressOptions {
+    std::size_t every = 0;           // plain lines every this many steps; 0: a tenth of them
+    std::ostream* out = nullptr;     // std::cout when null
+    std::optional<bool> in_place{};  // rewrite one line; unset: when `out` is a terminal
+};
+
+class Progress {
+public:
+    explicit Progress(std::size_t steps, ProgressOptions options = {});
+
+    // After step `step` (0-based) has trained on `examples` examples.
+    void update(std::size_t step, double loss, std::size_t examples = 0);
+
+    // "1200 steps in 12.3 seconds": the last line of a loop.
+    void finish();
+
+    double seconds() const;
+
+    // The line update would print after `step`, without the timing fields when
+    // `timings` is false.
+    std::string line(std::size_t step, double loss, bool timings = true) const;
+
+private:
+    std::size_t steps_;
+    std::size_t every_;
+    std::ostream* out_;
+    bool in_place_;
+    std::size_t examples_ = 0;
+    std::size_t done_ = 0;
+    std::chrono::steady_clock::time_point started_;
+};
+
+// "9s", "1m05s", "2h03m": a duration as a progress line writes it.
+std::string duration_text(double seconds);
+
+}  // namespace topos::data

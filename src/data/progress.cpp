@@ -1,0 +1,92 @@
+#include <topos/data/progress.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace topos::data {
+namespace {
+
+bool is_terminal(const std::ostream* out) {
+    return out == &std::cout && isatty(STDOUT_FILENO) != 0;
+}
+
+std::string fixed(double value, int digits) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(digits) << value;
+    return text.str();
+}
+
+}  // namespace
+
+std::string duration_text(double seconds) {
+    const auto whole = static_cast<long long>(std::llround(std::max(seconds, 0.0)));
+    std::ostringstream text;
+    if (whole >= 3600) {
+        text << whole / 3600 << 'h' << std::setw(2) << std::setfill('0') << whole % 3600 / 60
+             << 'm';
+    } else if (whole >= 60) {
+        text << whole / 60 << 'm' << std::setw(2) << std::setfill('0') << whole % 60 << 's';
+    } else {
+        text << whole << 's';
+    }
+    return text.str();
+}
+
+Progress::Progress(std::size_t steps, ProgressOptions options)
+    : steps_(steps),
+      every_(options.every != 0 ? options.every : std::max<std::size_t>(steps / 10, 1)),
+      out_(options.out != nullptr ? options.out : &std::cout),
+      in_place_(options.in_place.value_or(is_terminal(out_))),
+      started_(std::chrono::steady_clock::now()) {}
+
+double Progress::seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+std::string Progress::line(std::size_t step, double loss, bool timings) const {
+    const auto width = static_cast<int>(std::to_string(steps_).size());
+    std::ostringstream text;
+    text << "step " << std::setw(width) << step + 1 << '/' << steps_ << "  loss "
+         << std::setprecision(6) << loss;
+    if (!timings) {
+        return text.str();
+    }
+    const double elapsed = seconds();
+    const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
+    if (examples_ > 0) {
+        text << "  "
+             << static_cast<long long>(elapsed > 0 ? static_cast<double>(examples_) / elapsed : 0)
+             << " examples/s";
+    }
+    text << "  " << fixed(rate, 1) << " steps/s";
+    if (rate > 0 && step + 1 < steps_) {
+        text << "  eta " << duration_text(static_cast<double>(steps_ - step - 1) / rate);
+    }
+    return text.str();
+}
+
+void Progress::update(std::size_t step, double loss, std::size_t examples) {
+    examples_ += examples;
+    ++done_;
+    const bool last = step + 1 == steps_;
+    if (!in_place_ && step % every_ != 0 && !last) {
+        return;
+    }
+    if (in_place_) {
+        *out_ << '\r' << line(step, loss) << "\x1b[K" << (last ? "\n" : "") << std::flush;
+    } else {
+        *out_ << line(step, loss) << '\n' << std::flush;
+    }
+}
+
+void Progress::finish() {
+    *out_ << done_ << (done_ == 1 ? " step in " : " steps in ") << fixed(seconds(), 1)
+          << " seconds\n"
+          << std::flush;
+}
+
+}  // namespace topos::data
