@@ -8,7 +8,6 @@
 // With --check-decode it only checks, on an untrained model, that the decode
 // step's logits agree with the full-context ones at every position.
 #include "support/decode.hpp"
-#include "support/progress.hpp"
 #include "support/words.hpp"
 #include <topos/topos.hpp>
 
@@ -157,8 +156,8 @@ topos::Parameters<float> train(const Model& model,
     const topos::optim::WarmupCosine schedule(3e-3, 100, steps, 3e-4);
     auto parameters = model.network.parameters();
     auto state = adamw.start(parameters);
-    gallery::Generator generator(11);
-    gallery::Progress progress(steps, 250);
+    topos::data::Generator generator(11);
+    topos::data::Progress progress(steps, {.every = 250});
     for (std::size_t step = 0; step < steps; ++step) {
         const auto cut = gallery::windows_at(
             stream, gallery::random_starts(batch, stream.size(), context, generator), context);
@@ -173,7 +172,7 @@ topos::Parameters<float> train(const Model& model,
         state = next_state;
         progress.update(step, run.of(model.adjoints.target()).scalar(), batch);
     }
-    gallery::report_time(progress.seconds());
+    progress.finish();
     return parameters;
 }
 
@@ -245,7 +244,7 @@ double decode_disagreement(const Model& model,
 }
 
 // A token drawn from softmax(logits).
-std::size_t draw(const Tensor<float>& logits, gallery::Generator& generator) {
+std::size_t draw(const Tensor<float>& logits, topos::data::Generator& generator) {
     const float top = *std::max_element(logits.data().begin(), logits.data().end());
     std::vector<double> weights;
     double total = 0;
@@ -265,7 +264,7 @@ std::size_t draw(const Tensor<float>& logits, gallery::Generator& generator) {
 std::string sample_word(const Model& model,
                         const topos::Plan<float>& plan,
                         const topos::Parameters<float>& parameters,
-                        gallery::Generator& generator) {
+                        topos::data::Generator& generator) {
     Decoder decoder(model, plan, parameters);
     std::string word;
     float token = gallery::boundary;
@@ -297,7 +296,7 @@ void sample_words(const Model& model,
                   const gallery::Corpus& corpus) {
     const std::set<std::string> known(corpus.training_words.begin(), corpus.training_words.end());
     const auto plan = decode_plan(model);
-    gallery::Generator generator(5);
+    topos::data::Generator generator(5);
     std::cout << "\nsampled words (* = not among the training words):\n";
     for (int i = 0; i < 12; ++i) {
         const std::string word = sample_word(model, plan, parameters, generator);

@@ -2,8 +2,6 @@
 // from y = x . (2, -3, 0.5, 1) + 4 + noise, fitted by full-batch gradient
 // descent on the mean squared error through a compiled plan. The fit is
 // compared with the least-squares solution of the normal equations.
-#include "support/progress.hpp"
-#include "support/shuffle.hpp"
 #include <topos/topos.hpp>
 
 #include <array>
@@ -26,7 +24,7 @@ struct Data {
 
 // Features uniform in [-1, 1), noise uniform in [-0.1, 0.1).
 Data draw_data() {
-    gallery::Generator generator(2024);
+    topos::data::Generator generator(2024);
     Data data;
     for (std::size_t e = 0; e < examples; ++e) {
         double y = true_bias;
@@ -101,7 +99,7 @@ int main() {
     const auto plan = network.entry(adjoints.roots()).numerics(topos::Numerics::Exact).lower();
 
     const std::size_t steps = 200;
-    gallery::Progress progress(steps, 25);
+    topos::data::Progress progress(steps, {.every = 25});
     auto parameters = network.parameters();
     for (std::size_t step = 0; step < steps; ++step) {
         const auto run = plan.forward(parameters, {});
@@ -110,7 +108,7 @@ int main() {
             [](const auto& p, const auto& g) { return p - g * topos::Tensor<double>(0.3); });
         progress.update(step, run.of(loss).scalar(), examples);
     }
-    gallery::report_time(progress.seconds());
+    progress.finish();
 
     const auto fitted = parameters.of(linear.weight()).data();
     const double fitted_bias = parameters.of(linear.bias()).data()[0];

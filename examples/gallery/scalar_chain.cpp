@@ -2,7 +2,6 @@
 // Fahrenheit, learned from a table of seven readings one reading per step
 // (stochastic gradient descent). Each step runs a compiled plan of the
 // recorded loss and its recorded derivative.
-#include "support/progress.hpp"
 #include <topos/topos.hpp>
 
 #include <array>
@@ -34,7 +33,7 @@ int main() {
     const auto plan = network.entry(adjoints.roots()).numerics(topos::Numerics::Exact).lower();
 
     const std::size_t steps = 7000;
-    gallery::Progress progress(steps, 1000);
+    topos::data::Progress progress(steps, {.every = 1000});
     auto parameters = network.parameters();
     for (std::size_t step = 0; step < steps; ++step) {
         const Reading& reading = readings[step % readings.size()];
@@ -47,7 +46,7 @@ int main() {
             [](const auto& p, const auto& g) { return p - g * topos::Tensor<double>(0.1); });
         progress.update(step, run.of(loss).scalar(), 1);
     }
-    gallery::report_time(progress.seconds());
+    progress.finish();
     const double w = parameters.of(weight).scalar();
     const double b = parameters.of(bias).scalar() * 100;
     std::cout << "learned: fahrenheit = " << w << " * celsius + " << b << '\n'

@@ -64,7 +64,7 @@ std::string Progress::line(std::size_t step, double loss, bool timings) const {
     }
     text << "  " << fixed(rate, 1) << " steps/s";
     if (rate > 0 && step + 1 < steps_) {
-        text << "  eta " << duration_text(static_cast<double>(steps_ - step - 1) / rate);
+        text << "  " << duration_text(static_cast<double>(steps_ - step - 1) / rate) << " left";
     }
     return text.str();
 }

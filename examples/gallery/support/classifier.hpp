@@ -13,8 +13,6 @@
 
 #include "support/digits.hpp"
 #include "support/jitter.hpp"
-#include "support/progress.hpp"
-#include "support/shuffle.hpp"
 #include <topos/topos.hpp>
 
 #include <algorithm>
@@ -145,7 +143,7 @@ inline Batch training_batch(const Digits& training,
                             const std::vector<std::size_t>& order,
                             std::size_t first,
                             const Recipe& recipe,
-                            Generator& generator) {
+                            topos::data::Generator& generator) {
     const topos::Shape shape = digits_shape(recipe.batch, recipe.as_images);
     Batch batch = batch_of(training, order, first, shape);
     std::vector<float> pixels(batch.images.data().begin(), batch.images.data().end());
@@ -189,10 +187,10 @@ inline Trained train_classifier(const Classifier& classifier,
         trained.running_statistics.push_back(layer.layer->start());
     }
     auto state = optimizer.start(trained.parameters);
-    Generator generator(schedule.shuffle_seed);
-    Progress progress(steps, steps / 5);
+    topos::data::Generator generator(schedule.shuffle_seed);
+    topos::data::Progress progress(steps, {.every = steps / 5});
     for (std::size_t epoch = 0; epoch < schedule.epochs; ++epoch) {
-        const auto order = shuffled_order(training.count(), generator);
+        const auto order = topos::data::shuffled(training.count(), generator);
         for (std::size_t b = 0; b < per_epoch; ++b) {
             const Batch batch =
                 training_batch(training, order, b * recipe.batch, recipe, generator);
@@ -210,7 +208,7 @@ inline Trained train_classifier(const Classifier& classifier,
                 epoch * per_epoch + b, run.of(classifier.adjoints.target()).scalar(), recipe.batch);
         }
     }
-    report_time(progress.seconds());
+    progress.finish();
     return trained;
 }
 

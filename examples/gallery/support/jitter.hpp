@@ -9,7 +9,7 @@
 #pragma once
 
 #include "support/digits.hpp"
-#include "support/shuffle.hpp"
+#include <topos/data/generator.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -44,7 +44,7 @@ inline float bilinear(std::span<const float> image, double x, double y) {
 }
 
 // Uniform in [-largest, largest).
-inline double symmetric(double largest, Generator& generator) {
+inline double symmetric(double largest, topos::data::Generator& generator) {
     return (2 * generator.unit() - 1) * largest;
 }
 
@@ -52,7 +52,7 @@ inline double symmetric(double largest, Generator& generator) {
 inline void jitter_digit(std::span<const float> image,
                          std::span<float> out,
                          const Jitter& jitter,
-                         Generator& generator) {
+                         topos::data::Generator& generator) {
     const double sine = symmetric(jitter.largest_sine, generator);
     const double cosine = std::sqrt(1 - sine * sine);
     const double shrink = 1 / (1 + symmetric(jitter.largest_scale, generator));
@@ -71,7 +71,9 @@ inline void jitter_digit(std::span<const float> image,
 }
 
 // Jitters every digit of `images` (count * 64 pixels) in place.
-inline void jitter_digits(std::span<float> images, const Jitter& jitter, Generator& generator) {
+inline void jitter_digits(std::span<float> images,
+                          const Jitter& jitter,
+                          topos::data::Generator& generator) {
     for (std::size_t first = 0; first < images.size(); first += pixels_per_digit) {
         const auto digit = images.subspan(first, pixels_per_digit);
         float original[pixels_per_digit];

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "support/data_path.hpp"
-#include "support/shuffle.hpp"
+#include <topos/data/generator.hpp>
 
 #include <cstddef>
 #include <fstream>
@@ -57,8 +57,8 @@ struct Corpus {
 
 inline Corpus read_corpus(std::uint64_t seed) {
     std::vector<std::string> words = read_words();
-    Generator generator(seed);
-    shuffle(words, generator);
+    topos::data::Generator generator(seed);
+    topos::data::shuffle(words, generator);
     const std::size_t held_out = words.size() / 10;
     const std::vector<std::string> validation(words.end() - static_cast<std::ptrdiff_t>(held_out),
                                               words.end());
@@ -92,7 +92,7 @@ inline Windows windows_at(const std::vector<float>& stream,
 inline std::vector<std::size_t> random_starts(std::size_t count,
                                               std::size_t stream_length,
                                               std::size_t context,
-                                              Generator& generator) {
+                                              topos::data::Generator& generator) {
     std::vector<std::size_t> starts(count);
     for (std::size_t& start : starts) {
         start = generator.below(stream_length - context);

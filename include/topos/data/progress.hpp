@@ -2,7 +2,7 @@
 // terminal the line is rewritten in place (a carriage return before each);
 // written to a file or a pipe, every `every`-th step and the last print as
 // plain lines, so a log reads top to bottom:
-//   step  241/1200  loss 0.840359  4816 examples/s  96.3 steps/s  eta 9s
+//   step  241/1200  loss 0.840359  4816 examples/s  96.3 steps/s  9s left
 #pragma once
 
 #include <chrono>
