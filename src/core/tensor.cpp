@@ -1,3 +1,4 @@
+#include "core/tensor_elementwise.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
@@ -64,6 +65,28 @@ T Tensor<T>::scalar() const {
 }
 
 template <Element T>
+T Tensor<T>::item() const {
+    return scalar();
+}
+
+template <Element T>
+std::vector<T> Tensor<T>::to_vector() const {
+    return {data().begin(), data().end()};
+}
+
+template <Element T>
+template <Element U>
+Tensor<U> Tensor<T>::cast() const {
+    if constexpr (std::same_as<T, U>) {
+        return *this;
+    } else {
+        return Tensor<U>::generate(shape_, [x = data()](std::span<U> out) {
+            std::ranges::transform(x, out.begin(), [](T value) { return static_cast<U>(value); });
+        });
+    }
+}
+
+template <Element T>
 bool Tensor<T>::bit_equal(const Tensor& other) const {
     if (!(shape_ == other.shape_)) {
         return false;
@@ -87,25 +110,6 @@ std::string Tensor<T>::str() const {
 }
 
 namespace {
-
-template <Element T, class Op>
-Tensor<T> elementwise(const Tensor<T>& a, const Tensor<T>& b, const char* name, Op op) {
-    const bool a_scalar = a.shape().rank() == 0;
-    const bool b_scalar = b.shape().rank() == 0;
-    if (!(a.shape() == b.shape()) && !a_scalar && !b_scalar) {
-        throw ShapeError(std::string("tensor ") + name +
-                         " needs equal shapes or a rank-0 operand, got " + a.shape().str() +
-                         " and " + b.shape().str());
-    }
-    const Shape& shape = a_scalar ? b.shape() : a.shape();
-    auto x = a.data();
-    auto y = b.data();
-    return Tensor<T>::generate(shape, [&](std::span<T> out) {
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            out[i] = op(x[a_scalar ? 0 : i], y[b_scalar ? 0 : i]);
-        }
-    });
-}
 
 template <Element T>
 void write_element(std::ostream& out, T value) {
@@ -139,22 +143,22 @@ void write_nested(std::ostream& out,
 
 template <Element T>
 Tensor<T> operator+(const Tensor<T>& a, const Tensor<T>& b) {
-    return elementwise(a, b, "addition", [](T x, T y) { return x + y; });
+    return detail::broadcast_elementwise(a, b, "addition", [](T x, T y) { return x + y; });
 }
 
 template <Element T>
 Tensor<T> operator-(const Tensor<T>& a, const Tensor<T>& b) {
-    return elementwise(a, b, "subtraction", [](T x, T y) { return x - y; });
+    return detail::broadcast_elementwise(a, b, "subtraction", [](T x, T y) { return x - y; });
 }
 
 template <Element T>
 Tensor<T> operator*(const Tensor<T>& a, const Tensor<T>& b) {
-    return elementwise(a, b, "multiplication", [](T x, T y) { return x * y; });
+    return detail::broadcast_elementwise(a, b, "multiplication", [](T x, T y) { return x * y; });
 }
 
 template <Element T>
 Tensor<T> operator/(const Tensor<T>& a, const Tensor<T>& b) {
-    return elementwise(a, b, "division", [](T x, T y) { return x / y; });
+    return detail::broadcast_elementwise(a, b, "division", [](T x, T y) { return x / y; });
 }
 
 template <Element T>
@@ -180,6 +184,10 @@ std::ostream& operator<<(std::ostream& out, const Tensor<T>& tensor) {
 
 template class Tensor<float>;
 template class Tensor<double>;
+template Tensor<float> Tensor<float>::cast<float>() const;
+template Tensor<double> Tensor<float>::cast<double>() const;
+template Tensor<float> Tensor<double>::cast<float>() const;
+template Tensor<double> Tensor<double>::cast<double>() const;
 
 #define TOPOS_INSTANTIATE_TENSOR_OPERATORS(T)                         \
     template Tensor<T> operator+(const Tensor<T>&, const Tensor<T>&); \

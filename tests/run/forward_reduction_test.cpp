@@ -1,7 +1,8 @@
 // Network::forward on the contraction and reduction opcodes: MatMul, Sum, Max,
 // LogSumExp and LogSoftmax on tiny hand-checked inputs, and the documented
 // accumulation orders of Sum (striped over 16 lanes) and MatMul (ascending fma
-// from +0) proved with inputs where another order gives other bits.
+// from +0) proved with inputs where another order gives other bits; Tensor's
+// own sum and mean agree with Sum bit for bit.
 #include "support/bit_equal.hpp"
 #include "support/forward_oracle.hpp"
 #include <topos/graph/network.hpp>
@@ -14,12 +15,14 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace topos {
 namespace {
 
 using test::apply;
+using test::apply_to;
 using test::bit_equal;
 using test::evaluate_f32;
 using test::evaluate_f64;
@@ -183,6 +186,41 @@ TEST(Forward, SumsSmallIntegerTensors) {
     EXPECT_EQ(apply(Opcode::Sum, {x}, AxisAttributes{0}), (Tensor<double>({3}, {5, 7, 9})));
     EXPECT_EQ(apply(Opcode::Sum, {x}, AxisAttributes{1}), (Tensor<double>({2}, {6, 15})));
     EXPECT_EQ(apply(Opcode::Sum, {Tensor<double>(4.0)}), Tensor<double>(4.0));
+}
+
+// Tensor::sum and mean, computed in the payload layer for metrics, promise the
+// bits of the recorded Sum (and Value::mean) on the vectorised paths too.
+template <Element T>
+Tensor<T> order_sensitive(Shape shape) {
+    return Tensor<T>::generate(shape, [](std::span<T> out) {
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const T x = static_cast<T>((i * 7919) % 1013) / T{1013} - T{0.5};
+            out[i] = (i % 3 == 0 ? T{1e6} : T{0.37}) * x;
+        }
+    });
+}
+
+template <Element T>
+void expect_tensor_sums_match_the_sum_opcode(const Tensor<T>& x) {
+    EXPECT_TRUE(bit_equal(Tensor<T>(x.sum()), apply_to<T>(Opcode::Sum, {x}, {})));
+    for (std::size_t axis = 0; axis < x.shape().rank(); ++axis) {
+        EXPECT_TRUE(bit_equal(x.sum(axis), apply_to<T>(Opcode::Sum, {x}, AxisAttributes{axis})))
+            << "axis " << axis << " of " << x.shape();
+    }
+}
+
+TEST(Forward, TensorSumsGiveTheBitsOfTheSumOpcode) {
+    expect_tensor_sums_match_the_sum_opcode(order_sensitive<float>({7, 203}));
+    expect_tensor_sums_match_the_sum_opcode(order_sensitive<float>({3, 40, 5}));
+    expect_tensor_sums_match_the_sum_opcode(order_sensitive<double>({7, 203}));
+    expect_tensor_sums_match_the_sum_opcode(order_sensitive<double>({3, 40, 5}));
+    const Tensor<float> x = order_sensitive<float>({9, 31});
+    const Tensor<float> mean =
+        evaluate_f32([&](Tape<float>& tape) { return tape.parameter(x).mean(); });
+    EXPECT_TRUE(bit_equal(Tensor<float>(x.mean()), mean));
+    const Tensor<float> mean_along =
+        evaluate_f32([&](Tape<float>& tape) { return tape.parameter(x).mean(1); });
+    EXPECT_TRUE(bit_equal(x.mean(1), mean_along));
 }
 
 // ---- the rest of the catalog ----

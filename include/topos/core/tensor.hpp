@@ -1,11 +1,14 @@
 // Tensor<T>: a shape and its elements in row-major order. Tensors are values:
-// copies share one immutable buffer, so copying is cheap and never observable.
-// A scalar is a rank-0 tensor; arithmetic between tensors accepts equal shapes
-// or a rank-0 operand, which broadcasts. T is float or double.
+// copies share one immutable buffer, so copying is cheap and never observable;
+// every method returns a new tensor and leaves its operands as they were.
+// A scalar is a rank-0 tensor; arithmetic and comparisons between tensors
+// accept equal shapes or a rank-0 operand, which broadcasts. T is float or
+// double. docs/guide/tensors.md shows each method with an example.
 #pragma once
 
 #include <topos/core/shape.hpp>
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <initializer_list>
@@ -14,15 +17,45 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace topos {
 
 template <class T>
 concept Element = std::same_as<T, float> || std::same_as<T, double>;
 
+// How describe() lays a tensor out. Past `threshold` elements it shows only the
+// first and last `edge_items` positions of every longer axis, with "..."
+// between (PyTorch's threshold and edgeitems); `full` shows every element.
+struct DescribeOptions {
+    std::size_t threshold = 1000;
+    std::size_t edge_items = 3;
+    bool full = false;
+};
+
 namespace detail {
 [[noreturn]] void throw_element_count_mismatch(const Shape& shape, std::size_t given);
+[[noreturn]] void throw_index_count_mismatch(const Shape& shape, std::size_t given);
+[[noreturn]] void throw_negative_index(long long index, std::size_t axis, const Shape& shape);
 struct TensorAccess;
+
+// An element index: any integer type but bool (t(true) is surely a mistake).
+template <class I>
+concept TensorIndex = std::integral<I> && !std::same_as<I, bool>;
+
+// A signed index is checked for sign here, so that a negative one is reported
+// as given rather than as the huge unsigned number it would wrap to.
+template <TensorIndex I>
+std::size_t unsigned_index(I index, std::size_t axis, const Shape& shape) {
+    if constexpr (std::is_signed_v<I>) {
+        if (index < 0) {
+            throw_negative_index(static_cast<long long>(index), axis, shape);
+        }
+    }
+    return static_cast<std::size_t>(index);
+}
 }  // namespace detail
 
 template <Element T>
@@ -68,13 +101,128 @@ public:
     // The single element of a one-element tensor; throws ShapeError otherwise.
     T scalar() const;
 
+    // Same as scalar(), under PyTorch's name.
+    T item() const;
+
+    // A copy of the elements in row-major order.
+    std::vector<T> to_vector() const;
+
+    // The element at one index per axis: t(i, j) of a rank-2 tensor, t() of a
+    // rank-0 one. Throws IndexError naming the index, axis and shape when the
+    // count differs from the rank or an index is outside its axis. O(rank).
+    template <detail::TensorIndex... I>
+    T operator()(I... indices) const {
+        if (sizeof...(I) != shape_.rank()) {
+            detail::throw_index_count_mismatch(shape_, sizeof...(I));
+        }
+        return element(std::index_sequence_for<I...>{}, indices...);
+    }
+
+    // The same, with the indices as a list: t.at({i, j}), or any span of
+    // std::size_t. Same errors.
+    T at(std::initializer_list<std::size_t> indices) const {
+        return at(std::span<const std::size_t>(indices.begin(), indices.size()));
+    }
+
+    // A list of another integer type (t.at({i, j}) with int i, j), so that it
+    // neither fails to compile as narrowing nor hides a negative index.
+    template <detail::TensorIndex I>
+    T at(std::initializer_list<I> indices) const {
+        if (indices.size() != shape_.rank()) {
+            detail::throw_index_count_mismatch(shape_, indices.size());
+        }
+        std::array<std::size_t, Shape::max_rank> position{};
+        std::size_t axis = 0;
+        for (I index : indices) {
+            position[axis] = detail::unsigned_index(index, axis, shape_);
+            ++axis;
+        }
+        return at(std::span<const std::size_t>(position.data(), indices.size()));
+    }
+
+    T at(std::span<const std::size_t> indices) const;
+
+    // Layout: each copies the chosen elements into a new tensor (O(elements
+    // of the result)), except reshape and flatten, which share the buffer
+    // (O(1)). An axis outside the rank
+    // throws ShapeError; a position outside the axis throws IndexError; both
+    // messages name the axis, the bounds and the shape.
+    //
+    // Positions start .. start + length - 1 of `axis` (torch.narrow).
+    Tensor narrow(std::size_t axis, std::size_t start, std::size_t length) const;
+    // Positions start, start + step, ... below stop (t[start:stop:step] along
+    // `axis`); start and stop at most the extent, step at least 1 (else
+    // ShapeError); empty when stop <= start.
+    Tensor slice(std::size_t axis, std::size_t start, std::size_t stop, std::size_t step = 1) const;
+    // Position `index` of `axis`, which is removed (torch.select, t[i]).
+    Tensor select(std::size_t axis, std::size_t index) const;
+    // The same elements in another shape of the same element count (else ShapeError).
+    Tensor reshape(Shape shape) const;
+    // The elements as a rank-1 tensor.
+    Tensor flatten() const;
+
+    // The index (as a T, exact) of the first maximum / minimum along `axis`,
+    // which is removed; a NaN counts as both, so the first NaN wins (as in
+    // torch). Throws ShapeError when the axis has extent 0, or when its last
+    // index is not exactly representable in T (past 2^24 for float). O(n).
+    Tensor argmax(std::size_t axis) const;
+    Tensor argmin(std::size_t axis) const;
+    // The same over all elements: a rank-0 flat row-major index.
+    Tensor argmax() const;
+    Tensor argmin() const;
+
+    // Reductions over all elements. sum() adds in T in the library's striped
+    // order (the Sum opcode's, so the bits agree): element k goes to partial
+    // sum k mod 16, each from -0, then the partials fold in halves. An empty
+    // sum is -0; mean() is sum() / elements() (NaN when empty). max() and
+    // min() propagate NaN and throw ShapeError when there are no elements.
+    // All are O(n); an axis outside the rank throws ShapeError.
+    T sum() const;
+    T mean() const;
+    T max() const;
+    T min() const;
+    // Sum and mean along one axis, which is removed (the Sum opcode's order).
+    Tensor sum(std::size_t axis) const;
+    Tensor mean(std::size_t axis) const;
+
+    // Elementwise comparisons giving 1 where they hold and 0 elsewhere. The
+    // other operand has the same shape or rank 0 (a plain T converts), and
+    // either side of rank 0 broadcasts, as in arithmetic; else ShapeError. A
+    // NaN compares false, except in not_equal. (operator== is different: it
+    // asks whether two whole tensors are equal, and returns bool.)
+    Tensor equal(const Tensor& other) const;
+    Tensor not_equal(const Tensor& other) const;
+    Tensor less(const Tensor& other) const;
+    Tensor less_equal(const Tensor& other) const;
+    Tensor greater(const Tensor& other) const;
+    Tensor greater_equal(const Tensor& other) const;
+
+    // The same values in another element type, each rounded to nearest.
+    template <Element U>
+    Tensor<U> cast() const;
+
     // Same shape and the same bits in every element (NaNs compare by payload).
     bool bit_equal(const Tensor& other) const;
 
+    // The << text: one line, nested brackets, shortest round-trip decimals.
     std::string str() const;
+
+    // For people: a first line naming the element type and shape
+    // ("Tensor<float> [2, 3]"), then the elements with each column
+    // right-aligned, one row per line, blank lines between blocks of rank 3
+    // and more, large tensors elided in the middle (see DescribeOptions).
+    // Rows are never wrapped. O(elements shown).
+    std::string describe(const DescribeOptions& options = {}) const;
 
 private:
     friend struct detail::TensorAccess;
+
+    template <std::size_t... Axis, class... I>
+    T element(std::index_sequence<Axis...> /*axes*/, I... indices) const {
+        const std::array<std::size_t, sizeof...(I)> position{
+            detail::unsigned_index(indices, Axis, shape_)...};
+        return at(std::span<const std::size_t>(position));
+    }
 
     Tensor(Shape shape, std::shared_ptr<T[]> storage)
         : shape_(std::move(shape)), storage_(std::move(storage)) {}
