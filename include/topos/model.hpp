@@ -25,6 +25,7 @@
 #include <topos/model/linear.hpp>
 #include <topos/model/max_pool.hpp>
 #include <topos/model/mlp.hpp>
+#include <topos/model/named.hpp>
 #include <topos/model/module.hpp>
 #include <topos/model/optim.hpp>
 #include <topos/model/schedule.hpp>

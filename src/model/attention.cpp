@@ -83,6 +83,12 @@ std::vector<Value<T>> CausalSelfAttention<T>::parameters() const {
 }
 
 template <Element T>
+std::vector<NamedParameter> CausalSelfAttention<T>::named_parameters() const {
+    return topos::named_parameters(
+        {{"query", query_}, {"key", key_}, {"value", value_}, {"output", output_}});
+}
+
+template <Element T>
 std::string CausalSelfAttention<T>::describe() const {
     std::ostringstream out;
     out << "CausalSelfAttention(width " << width_ << ", " << heads_ << " heads of "

@@ -1,5 +1,6 @@
 #include "model/checkpoint_bytes.hpp"
 #include "model/checkpoint_file.hpp"
+#include "model/checkpoint_tensors.hpp"
 #include "model/safetensors.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/checkpoint.hpp>
@@ -16,46 +17,21 @@
 namespace topos::checkpoint {
 namespace {
 
+using detail::dtype_name;
+using detail::dtype_problem;
+using detail::from_little_endian;
+using detail::little_endian_bytes;
+using detail::Mismatches;
 using detail::SafetensorsHeader;
 using detail::TensorEntry;
 using detail::TensorToWrite;
 
-template <Element T>
-using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
 
-template <Element T>
-const char* dtype_name() {
-    return sizeof(T) == 4 ? "F32" : "F64";
-}
 
 const std::string parameter_prefix = "parameter.";
 const std::string optimizer_prefix = "optimizer.";
 
-template <Element T>
-std::vector<std::byte> little_endian_bytes(const Tensor<T>& tensor) {
-    std::vector<std::byte> bytes;
-    bytes.reserve(tensor.elements() * sizeof(T));
-    for (const T value : tensor.data()) {
-        const Bits<T> bits = std::bit_cast<Bits<T>>(value);
-        for (std::size_t i = 0; i < sizeof(T); ++i) {
-            bytes.push_back(static_cast<std::byte>((bits >> (8 * i)) & 0xff));
-        }
-    }
-    return bytes;
-}
 
-template <Element T>
-Tensor<T> from_little_endian(std::span<const std::byte> bytes, const Shape& shape) {
-    return Tensor<T>::generate(shape, [&](std::span<T> out) {
-        for (std::size_t e = 0; e < out.size(); ++e) {
-            Bits<T> bits = 0;
-            for (std::size_t i = 0; i < sizeof(T); ++i) {
-                bits |= static_cast<Bits<T>>(bytes[e * sizeof(T) + i]) << (8 * i);
-            }
-            out[e] = std::bit_cast<T>(bits);
-        }
-    });
-}
 
 template <Element T>
 void add_tensors(std::vector<TensorToWrite>& out,
@@ -111,32 +87,6 @@ private:
     detail::SafetensorsFile file_;
 };
 
-// Collects what does not match, to report the problems together (the first
-// `shown` of them, and how many more).
-class Mismatches {
-public:
-    static constexpr std::size_t shown = 8;
-
-    void add(std::string problem) { problems_.push_back(std::move(problem)); }
-
-    void throw_if_any(const std::string& origin, const std::string& what) const {
-        if (problems_.empty()) {
-            return;
-        }
-        std::ostringstream message;
-        message << "the checkpoint " << origin << " does not match " << what << ":";
-        for (std::size_t i = 0; i < problems_.size() && i < shown; ++i) {
-            message << "\n  " << problems_[i];
-        }
-        if (problems_.size() > shown) {
-            message << "\n  and " << problems_.size() - shown << " more";
-        }
-        throw CheckpointError(message.str());
-    }
-
-private:
-    std::vector<std::string> problems_;
-};
 
 // What a load needs the file to hold beyond parameters that match.
 enum class Wanted {
@@ -160,22 +110,6 @@ std::vector<std::string> buffers_of(const std::string& optimizer) {
     return {};
 }
 
-// Why a stored dtype cannot be read as T, or "" when it can.
-template <Element T>
-std::string dtype_problem(const std::string& stored) {
-    if (stored == dtype_name<T>()) {
-        return "";
-    }
-    if (stored == "F32" || stored == "F64") {
-        return "stored as " + stored + ", the network holds " + dtype_name<T>() +
-               " (load it into a Network<" + (stored == "F32" ? "float" : "double") +
-               "> or convert the file)";
-    }
-    return "stored as " + stored +
-           ", which topos does not load: it loads F32 into a Network<float> and F64 into a "
-           "Network<double> (convert the file's tensors to F32 or F64, e.g. with torch's "
-           ".float() or .double() before saving it)";
-}
 
 // Checks one stored tensor against the parameter it belongs to.
 template <Element T>

@@ -82,6 +82,15 @@ std::vector<Value<T>> Mlp<T>::parameters() const {
 }
 
 template <Element T>
+std::vector<NamedParameter> Mlp<T>::named_parameters() const {
+    std::vector<Named> parts;
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        parts.emplace_back("layers." + std::to_string(i), layers_[i]);
+    }
+    return topos::named_parameters(parts);
+}
+
+template <Element T>
 std::string Mlp<T>::describe() const {
     std::ostringstream out;
     std::size_t count = 0;

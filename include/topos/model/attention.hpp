@@ -12,6 +12,7 @@
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/linear.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -41,6 +42,9 @@ public:
 
     // Query, key, value and output projections, weight then bias each.
     std::vector<Value<T>> parameters() const;
+
+    // "query.weight", "query.bias", then key, value and output likewise.
+    std::vector<NamedParameter> named_parameters() const;
 
     std::size_t heads() const { return heads_; }
 

@@ -13,6 +13,7 @@
 #include <topos/graph/compositions.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -68,6 +69,12 @@ public:
                                 std::size_t count) const;
 
     std::vector<Value<T>> parameters() const { return {gamma_, beta_}; }
+
+    // "weight" (gamma) and "bias" (beta), as torch.nn.BatchNorm names them; the
+    // running statistics are the caller's state, not parameters.
+    std::vector<NamedParameter> named_parameters() const {
+        return {{"weight", gamma_}, {"bias", beta_}};
+    }
 
     const Value<T>& gamma() const { return gamma_; }
 

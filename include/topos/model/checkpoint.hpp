@@ -8,14 +8,23 @@
 // the metadata holds "format": "topos", "optimizer" ("sgd", or "adam" for
 // Adam and AdamW, which share AdamState) and "optimizer.steps".
 // Element types: F32 for float, F64 for double. A round trip is bit-exact.
+//
+// Checkpoints by name hold each parameter under its name from
+// named_parameters(model) ("conv1.weight", ...), in PyTorch's layout (a
+// Linear's weight transposed to [out, in]), with "format": "topos" and
+// "names": "pytorch" in the metadata: a PyTorch state_dict of the same
+// architecture, saved with safetensors, loads into the topos model, and a
+// file topos saves loads into the PyTorch model.
 #pragma once
 
 #include <topos/graph/network.hpp>
+#include <topos/model/named.hpp>
 #include <topos/model/optim.hpp>
 #include <topos/run/parameters.hpp>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace topos::checkpoint {
 
@@ -55,6 +64,30 @@ optim::SgdState<T> load_sgd_state(const std::filesystem::path& path, const Netwo
 template <Element T>
 optim::AdamState<T> load_adam_state(const std::filesystem::path& path, const Network<T>& network);
 
+// Writes every parameter under its name in `names`, which must name each
+// parameter of `parameters` once (CheckpointError names one that is not).
+template <Element T>
+void save(const std::filesystem::path& path,
+          const Parameters<T>& parameters,
+          const std::vector<NamedParameter>& names);
+
+struct NamedLoadOptions {
+    // Refuse tensors the names do not mention, as torch's load_state_dict(strict=True)
+    // does; off, they are ignored (a BatchNorm's running statistics, say).
+    bool strict = true;
+};
+
+// The parameters of `network` read by name: every name must be in the file with
+// the network's element type and the parameter's shape (transposed where
+// PyTorch holds the transpose); a parameter `names` does not mention keeps the
+// network's value. Throws CheckpointError naming every tensor that does not
+// match and why.
+template <Element T>
+Parameters<T> load(const std::filesystem::path& path,
+                   const Network<T>& network,
+                   const std::vector<NamedParameter>& names,
+                   NamedLoadOptions options = {});
+
 extern template void save(const std::filesystem::path&, const Parameters<float>&);
 extern template void save(const std::filesystem::path&, const Parameters<double>&);
 extern template void save(const std::filesystem::path&,
@@ -79,5 +112,20 @@ extern template optim::AdamState<float> load_adam_state(const std::filesystem::p
                                                         const Network<float>&);
 extern template optim::AdamState<double> load_adam_state(const std::filesystem::path&,
                                                          const Network<double>&);
+
+extern template void save(const std::filesystem::path&,
+                          const Parameters<float>&,
+                          const std::vector<NamedParameter>&);
+extern template void save(const std::filesystem::path&,
+                          const Parameters<double>&,
+                          const std::vector<NamedParameter>&);
+extern template Parameters<float> load(const std::filesystem::path&,
+                                       const Network<float>&,
+                                       const std::vector<NamedParameter>&,
+                                       NamedLoadOptions);
+extern template Parameters<double> load(const std::filesystem::path&,
+                                        const Network<double>&,
+                                        const std::vector<NamedParameter>&,
+                                        NamedLoadOptions);
 
 }  // namespace topos::checkpoint

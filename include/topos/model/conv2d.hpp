@@ -9,6 +9,7 @@
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/init.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -39,6 +40,11 @@ public:
     Value<T> express(const Value<T>& x) const;
 
     std::vector<Value<T>> parameters() const { return {filters_, bias_}; }
+
+    // "weight" (the filters, OIHW as PyTorch holds them) and "bias".
+    std::vector<NamedParameter> named_parameters() const {
+        return {{"weight", filters_}, {"bias", bias_}};
+    }
 
     const Value<T>& filters() const { return filters_; }
 

@@ -11,6 +11,7 @@
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/run/run.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstdint>
 #include <string>
@@ -29,6 +30,8 @@ public:
     Value<T> express(const Value<T>& x) const;
 
     std::vector<Value<T>> parameters() const { return {}; }
+
+    std::vector<NamedParameter> named_parameters() const { return {}; }
 
     // A feed for the mask input: each element is dropped with probability
     // `rate`, decided by the counter-based generator behind topos::init, so a

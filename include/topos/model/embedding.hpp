@@ -6,6 +6,7 @@
 
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -27,6 +28,9 @@ public:
     Value<T> express(const Value<T>& indices) const;
 
     std::vector<Value<T>> parameters() const { return {table_}; }
+
+    // "weight", the table, as torch.nn.Embedding names it.
+    std::vector<NamedParameter> named_parameters() const { return {{"weight", table_}}; }
 
     const Value<T>& table() const { return table_; }
 

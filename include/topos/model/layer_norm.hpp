@@ -7,6 +7,7 @@
 
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -24,6 +25,11 @@ public:
     Value<T> express(const Value<T>& x) const;
 
     std::vector<Value<T>> parameters() const { return {gain_, shift_}; }
+
+    // "weight" (the gain) and "bias" (the shift), as torch.nn.LayerNorm names them.
+    std::vector<NamedParameter> named_parameters() const {
+        return {{"weight", gain_}, {"bias", shift_}};
+    }
 
     const Value<T>& gain() const { return gain_; }
 

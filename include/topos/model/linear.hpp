@@ -6,6 +6,7 @@
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/init.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -25,6 +26,11 @@ public:
     Value<T> express(const Value<T>& x) const { return x.matmul(weight_) + bias_; }
 
     std::vector<Value<T>> parameters() const { return {weight_, bias_}; }
+
+    // "weight" (PyTorch holds its transpose, [out, in]) and "bias".
+    std::vector<NamedParameter> named_parameters() const {
+        return {{"weight", weight_, true}, {"bias", bias_}};
+    }
 
     const Value<T>& weight() const { return weight_; }
 

@@ -5,6 +5,7 @@
 
 #include <topos/graph/compositions.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -24,6 +25,8 @@ public:
     Value<T> express(const Value<T>& x) const { return max_pool(x, size_, stride_); }
 
     std::vector<Value<T>> parameters() const { return {}; }
+
+    std::vector<NamedParameter> named_parameters() const { return {}; }
 
     std::string describe() const;
 

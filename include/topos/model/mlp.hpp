@@ -3,6 +3,7 @@
 #pragma once
 
 #include <topos/model/linear.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <initializer_list>
@@ -44,6 +45,10 @@ public:
     Value<T> express(const Value<T>& x) const;
 
     std::vector<Value<T>> parameters() const;
+
+    // "layers.<i>.weight" and "layers.<i>.bias" for each Linear i, as a PyTorch
+    // module holding its layers in an nn.ModuleList named `layers`.
+    std::vector<NamedParameter> named_parameters() const;
 
     const std::vector<Linear<T>>& layers() const { return layers_; }
 

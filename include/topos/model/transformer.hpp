@@ -10,6 +10,7 @@
 #include <topos/model/attention.hpp>
 #include <topos/model/layer_norm.hpp>
 #include <topos/model/mlp.hpp>
+#include <topos/model/named.hpp>
 
 #include <cstddef>
 #include <string>
@@ -36,6 +37,12 @@ public:
 
     // norm1, attention, norm2, mlp: each module's parameters in its own order.
     std::vector<Value<T>> parameters() const;
+
+    // "norm1.", "attention.", "norm2." and "mlp." before each part's own names.
+    std::vector<NamedParameter> named_parameters() const {
+        return topos::named_parameters(
+            {{"norm1", norm1_}, {"attention", attention_}, {"norm2", norm2_}, {"mlp", mlp_}});
+    }
 
     const LayerNorm<T>& norm1() const { return norm1_; }
 
