@@ -51,7 +51,7 @@ struct Layers {
     }
 
     std::vector<Value<float>> parameters() const {
-        auto all = topos::parameters_of<float>(tokens, positions, norm, unembed);
+        auto all = topos::parameters_of(tokens, positions, norm, unembed);
         for (const auto& block : blocks) {
             const auto more = block.parameters();
             all.insert(all.end(), more.begin(), more.end());

@@ -51,8 +51,7 @@ topos::Tensor<float> trained_member(std::size_t member,
         const auto second = pool.express(normalise(norm2, conv2.express(first)).relu());
         return classify.express(second.reshape(topos::Shape{second.shape()[0], features}));
     };
-    const auto parameters_to_train =
-        topos::parameters_of<float>(conv1, norm1, conv2, norm2, classify);
+    const auto parameters_to_train = topos::parameters_of(conv1, norm1, conv2, norm2, classify);
     const Classifier classifier = record_classifier(tape, model, parameters_to_train, recipe, test);
     if (member == 0) {
         std::cout << conv1.describe() << '\n'

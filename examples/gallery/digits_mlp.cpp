@@ -43,8 +43,7 @@ topos::Tensor<float> trained_member(std::size_t member,
         const auto second = normalise(norm2, hidden2.express(first)).relu();
         return classify.express(second);
     };
-    const auto parameters_to_train =
-        topos::parameters_of<float>(hidden1, norm1, hidden2, norm2, classify);
+    const auto parameters_to_train = topos::parameters_of(hidden1, norm1, hidden2, norm2, classify);
     const Classifier classifier = record_classifier(tape, model, parameters_to_train, recipe, test);
     if (member == 0) {
         std::cout << hidden1.describe() << '\n'

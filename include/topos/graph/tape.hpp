@@ -96,6 +96,15 @@ public:
     // Seals the tape. Throws TapeError when it was sealed already.
     Network<T> into_network() &&;
 
+    // Sealing consumes the tape: on a named tape, write std::move(tape).into_network().
+    template <class Self = Tape>
+    Network<T> into_network() & {
+        static_assert(sizeof(Self) == 0,
+                      "into_network() seals the tape and consumes it: write "
+                      "std::move(tape).into_network()");
+        return std::move(*this).into_network();
+    }
+
     // Records f(tape), seals, and returns the network followed by the symbols f
     // returned through detach(...): `auto [network, w, loss] = Tape<double>::record(...)`.
     template <class Record>

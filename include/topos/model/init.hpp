@@ -8,6 +8,7 @@
 #include <topos/core/tensor.hpp>
 
 #include <cstdint>
+#include <ostream>
 
 namespace topos::init {
 
@@ -21,6 +22,19 @@ public:
     template <Element T>
     operator Tensor<T>() const {  // NOLINT(google-explicit-constructor)
         return initialiser_.template make<T>(shape_);
+    }
+
+    // The tensor of one element type, where no conversion says which.
+    template <Element T>
+    Tensor<T> as() const {
+        return initialiser_.template make<T>(shape_);
+    }
+
+    const Shape& shape() const { return shape_; }
+
+    // Prints the double tensor (`as<float>()` prints the float one).
+    friend std::ostream& operator<<(std::ostream& out, const Made& made) {
+        return out << made.template as<double>();
     }
 
 private:

@@ -9,6 +9,7 @@
 
 #include <concepts>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace topos {
@@ -21,7 +22,8 @@ concept Module = Element<T> && requires(const M& module, const Value<T>& x) {
 };
 
 // The parameters of several modules, in the order given: what
-// Tape::differentiate takes as its `wrt`.
+// Tape::differentiate takes as its `wrt`. The element type comes from the
+// modules (`parameters_of(conv, fc)`), or is given (`parameters_of<float>(...)`).
 template <Element T, class... Modules>
 std::vector<Value<T>> parameters_of(const Modules&... modules) {
     std::vector<Value<T>> all;
@@ -33,6 +35,28 @@ std::vector<Value<T>> parameters_of(const Modules&... modules) {
         }(),
         ...);
     return all;
+}
+
+namespace detail {
+template <class Values>
+struct ParameterElement;
+
+template <Element T>
+struct ParameterElement<std::vector<Value<T>>> {
+    using type = T;
+};
+}  // namespace detail
+
+template <class First, class... Rest>
+
+requires(!Element<First>) && requires(const First& first) {
+    first.parameters();
+}
+
+auto parameters_of(const First& first, const Rest&... rest) {
+    using T =
+        typename detail::ParameterElement<std::remove_cvref_t<decltype(first.parameters())>>::type;
+    return parameters_of<T>(first, rest...);
 }
 
 }  // namespace topos
