@@ -1,9 +1,10 @@
-// topos::data: what feeds a training loop. Seeded shuffling that is the same
+// topos::data: what feeds a training loop. Tables read from CSV files, seeded shuffling that is the same
 // on every platform, batches, datasets of tensors sharing their first axis, a
 // loader that gathers the next batch on a worker thread, and the progress line.
 #pragma once
 
 #include <topos/data/batches.hpp>
+#include <topos/data/csv.hpp>
 #include <topos/data/dataset.hpp>
 #include <topos/data/generator.hpp>
 #include <topos/data/loader.hpp>

@@ -11,6 +11,7 @@
 #include <topos/run/parameters.hpp>
 
 #include <cstdint>
+#include <utility>
 
 namespace topos::optim {
 
@@ -19,6 +20,12 @@ template <Element T, class State>
 struct Stepped {
     Parameters<T> parameters;
     State state;
+
+    // Moves the result into a loop's variables: `adam.step(p, g, s).into(p, s);`.
+    void into(Parameters<T>& next_parameters, State& next_state) && {
+        next_parameters = std::move(parameters);
+        next_state = std::move(state);
+    }
 };
 
 // --- SGD: torch.optim.SGD with dampening 0 ---------------------------------
