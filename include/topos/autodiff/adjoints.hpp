@@ -16,9 +16,11 @@ namespace topos {
 template <Element T>
 class Adjoints {
 public:
+    // The target and, per value differentiated against, (its symbol, its gradient's node).
     Adjoints(Symbol target, std::vector<std::pair<Symbol, Symbol>> gradients)
         : target_(target), gradients_(std::move(gradients)) {}
 
+    // The symbol of the differentiated target.
     Symbol target() const { return target_; }
 
     // The node holding d target / d `value`; throws GradientError when `value`
@@ -44,6 +46,7 @@ public:
         return roots;
     }
 
+    // (value, gradient node) pairs, in the order they were asked for.
     const std::vector<std::pair<Symbol, Symbol>>& gradients() const { return gradients_; }
 
 private:

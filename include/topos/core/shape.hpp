@@ -18,21 +18,29 @@ namespace topos {
 
 class Shape {
 public:
+    // The most axes a shape may have.
     static constexpr std::size_t max_rank = 8;
     // 2^60 - 1: any element count times the largest element size (8 bytes)
     // stays within std::ptrdiff_t.
     static constexpr std::size_t max_elements = (std::size_t{1} << 60) - 1;
 
+    // The rank-0 shape: a scalar, one element.
     Shape() = default;
+    // Shape{2, 3}: the extents, outermost first; ShapeError beyond either limit.
     Shape(std::initializer_list<std::size_t> extents);
+    // The same from a span of extents.
     explicit Shape(std::span<const std::size_t> extents);
 
+    // The number of axes.
     std::size_t rank() const { return rank_; }
 
+    // The product of the extents (1 at rank 0, 0 when an extent is 0).
     std::size_t elements() const;
 
+    // The extent of `axis`, unchecked (`axis` must be below rank()).
     std::size_t operator[](std::size_t axis) const { return extents_[axis]; }
 
+    // The extents, outermost first.
     std::span<const std::size_t> extents() const { return {extents_.data(), rank_}; }
 
     // Row-major strides in elements (the last axis has stride 1).
@@ -43,8 +51,10 @@ public:
     Shape with_axis(std::size_t axis, std::size_t extent) const;
     Shape with_extent(std::size_t axis, std::size_t extent) const;
 
+    // The extents in brackets: "[2, 3]", "[]" at rank 0.
     std::string str() const;
 
+    // Same rank and the same extents.
     friend bool operator==(const Shape& a, const Shape& b);
 
 private:
@@ -52,6 +62,7 @@ private:
     std::size_t rank_ = 0;
 };
 
+// Writes str().
 std::ostream& operator<<(std::ostream& out, const Shape& shape);
 
 }  // namespace topos

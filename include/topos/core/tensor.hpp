@@ -69,6 +69,7 @@ public:
     // A rank-0 tensor (implicit, so `run.of(x)` compares and feeds read naturally).
     Tensor(T scalar);  // NOLINT(google-explicit-constructor)
 
+    // The elements of a braced list, row-major; ShapeError when the count differs.
     Tensor(Shape shape, std::initializer_list<T> values)
         : Tensor(std::move(shape), std::span<const T>(values.begin(), values.size())) {}
 
@@ -80,8 +81,10 @@ public:
         : Tensor(std::move(shape),
                  std::span<const T>(std::ranges::data(values), std::ranges::size(values))) {}
 
+    // Copies `values`; ShapeError when the count differs from shape.elements().
     Tensor(Shape shape, std::span<const T> values);
 
+    // Every element `value`.
     static Tensor filled(Shape shape, T value);
 
     // Builds a tensor by letting `fill` write every element of a fresh buffer.
@@ -92,10 +95,13 @@ public:
         return Tensor(std::move(shape), std::move(buffer));
     }
 
+    // The extents of its axes.
     const Shape& shape() const { return shape_; }
 
+    // The number of elements: shape().elements().
     std::size_t elements() const { return shape_.elements(); }
 
+    // The elements in row-major order, a view of the shared buffer (no copy).
     std::span<const T> data() const { return {storage_.get(), shape_.elements()}; }
 
     // The single element of a one-element tensor; throws ShapeError otherwise.
@@ -140,6 +146,7 @@ public:
         return at(std::span<const std::size_t>(position.data(), indices.size()));
     }
 
+    // The same, the indices as a span of std::size_t, one per axis.
     T at(std::span<const std::size_t> indices) const;
 
     // Layout: each copies the chosen elements into a new tensor (O(elements

@@ -11,9 +11,11 @@ struct BatchRange {
     std::size_t start = 0;
     std::size_t count = 0;
 
+    // Memberwise equality.
     friend bool operator==(const BatchRange&, const BatchRange&) = default;
 };
 
+// The options of batches().
 struct BatchOptions {
     // Without it, the last batch holds what is left (count % size examples).
     bool drop_last = false;

@@ -9,6 +9,7 @@
 
 namespace topos::data {
 
+// How read_csv reads a file.
 struct CsvOptions {
     char delimiter = ',';
     bool header = false;  // skip the first line (column names)

@@ -24,8 +24,10 @@ public:
     // The number of examples: the tensors' first extent.
     std::size_t size() const { return size_; }
 
+    // The tensors, in the order given.
     std::span<const Tensor<T>> tensors() const { return tensors_; }
 
+    // Tensor i; std::out_of_range past the last.
     const Tensor<T>& operator[](std::size_t i) const { return tensors_.at(i); }
 
     // Each tensor's rows at `positions`.

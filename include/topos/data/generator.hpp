@@ -15,6 +15,7 @@ namespace topos::data {
 
 class Generator {
 public:
+    // The stream of `seed`, before its first draw.
     explicit Generator(std::uint64_t seed) : seed_(seed) {}
 
     // 64 uniform bits, e.g. the seed of a topos::init initialiser.

@@ -25,6 +25,7 @@
 
 namespace topos::data {
 
+// How a Loader batches and orders its dataset.
 struct LoaderOptions {
     std::size_t batch_size = 1;
     bool shuffle = true;  // a fresh order each epoch; off, the dataset's own order
@@ -33,6 +34,7 @@ struct LoaderOptions {
     bool prefetch = true;    // gather the next batch on a worker thread
 };
 
+// One batch of an epoch: where it stands, the examples it holds and their rows.
 template <Element T>
 struct Batch {
     std::size_t epoch = 0;
@@ -40,8 +42,10 @@ struct Batch {
     std::vector<std::size_t> positions;  // the examples, as rows of the dataset
     std::vector<Tensor<T>> tensors;      // one per tensor of the dataset
 
+    // The rows of the dataset's tensor i; std::out_of_range past the last.
     const Tensor<T>& operator[](std::size_t i) const { return tensors.at(i); }
 
+    // The number of examples in the batch.
     std::size_t size() const { return positions.size(); }
 };
 
@@ -54,6 +58,7 @@ public:
     // Throws Error for a batch size of 0.
     Loader(Dataset<T> dataset, LoaderOptions options);
 
+    // The batches of one epoch, the last short unless drop_last.
     std::size_t batches_per_epoch() const { return ranges_.size(); }
 
     // The order of the examples in `epoch`: shuffled(size, init::counter_bits(seed,
@@ -63,8 +68,10 @@ public:
     // One pass over the dataset: a range of Batch<T> (move-only, single pass).
     Epoch<T> epoch(std::size_t epoch) const;
 
+    // The dataset it serves.
     const Dataset<T>& dataset() const { return *dataset_; }
 
+    // The options it was made with.
     const LoaderOptions& options() const { return options_; }
 
 private:
@@ -73,12 +80,14 @@ private:
     std::vector<BatchRange> ranges_;
 };
 
+// One pass of a Loader over its dataset, batch by batch (what Loader::epoch returns).
 template <Element T>
 class Epoch {
 public:
     // The next batch, or nothing after the last.
     std::optional<Batch<T>> next();
 
+    // What a range-for walks: each step takes the next batch.
     class iterator {
     public:
         using value_type = Batch<T>;
@@ -108,8 +117,10 @@ public:
         std::optional<Batch<T>> current_;
     };
 
+    // Starts the single pass: its iterator holds the first batch.
     iterator begin() { return iterator(this); }
 
+    // Past the last batch.
     std::default_sentinel_t end() const { return {}; }
 
 private:

@@ -13,6 +13,7 @@
 
 namespace topos::data {
 
+// Where a Progress writes and how often.
 struct ProgressOptions {
     std::size_t every = 0;           // plain lines every this many steps; 0: a tenth of them
     std::ostream* out = nullptr;     // std::cout when null
@@ -21,6 +22,7 @@ struct ProgressOptions {
 
 class Progress {
 public:
+    // The line of a loop of `steps` steps; its clock starts now.
     explicit Progress(std::size_t steps, ProgressOptions options = {});
 
     // After step `step` (0-based) has trained on `examples` examples.
@@ -29,6 +31,7 @@ public:
     // "1200 steps in 12.3 seconds": the last line of a loop.
     void finish();
 
+    // Seconds since it was made.
     double seconds() const;
 
     // The line update would print after `step`, without the timing fields when

@@ -11,16 +11,19 @@
 
 namespace topos {
 
+// What a loss returns: the mean of its per-element or per-row losses, their sum, or them.
 enum class Reduction : std::uint8_t {
     Mean,
     Sum,
     None,
 };
 
+// The options of nll, binary_cross_entropy_with_logits and mse.
 struct LossOptions {
     Reduction reduction = Reduction::Mean;
 };
 
+// The options of cross_entropy.
 struct CrossEntropyOptions {
     // s in [0, 1]: each row's target puts 1 - s + s / classes on its label and
     // s / classes on every other class (PyTorch's label_smoothing).
@@ -28,6 +31,7 @@ struct CrossEntropyOptions {
     Reduction reduction = Reduction::Mean;
 };
 
+// The options of huber.
 struct HuberOptions {
     double delta = 1.0;  // where the quadratic turns linear; positive
     Reduction reduction = Reduction::Mean;

@@ -66,6 +66,7 @@ public:
     Entry<T> entry(std::initializer_list<Symbol> roots) const;
     Entry<T> entry(const std::vector<Symbol>& roots) const;
 
+    // The same, `roots` any range of symbols or values.
     template <SymbolRange Range>
     Entry<T> entry(const Range& roots) const {
         std::vector<Symbol> symbols;

@@ -36,6 +36,7 @@ struct GraphAccess;
 template <Element T>
 class Tape {
 public:
+    // An empty tape, ready to record.
     Tape();
     Tape(Tape&&) noexcept = default;
     Tape& operator=(Tape&&) noexcept = default;
@@ -73,11 +74,13 @@ public:
     // with vjp, by the autodiff layer.
     Adjoints<T> differentiate(const Value<T>& target, std::initializer_list<Symbol> wrt);
 
+    // The same, `wrt` any range of symbols or values (a module's parameters()).
     template <SymbolRange Range>
     Adjoints<T> differentiate(const Value<T>& target, const Range& wrt) {
         return differentiate(target, symbols_of(wrt));
     }
 
+    // The same, `wrt` a vector of symbols.
     Adjoints<T> differentiate(const Value<T>& target, const std::vector<Symbol>& wrt);
 
     // The vector-Jacobian product: records seed^T d target / d v for a target of
@@ -86,11 +89,13 @@ public:
                     const Value<T>& seed,
                     std::initializer_list<Symbol> wrt);
 
+    // The same, `wrt` any range of symbols or values.
     template <SymbolRange Range>
     Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, const Range& wrt) {
         return vjp(target, seed, symbols_of(wrt));
     }
 
+    // The same, `wrt` a vector of symbols.
     Adjoints<T> vjp(const Value<T>& target, const Value<T>& seed, const std::vector<Symbol>& wrt);
 
     // Seals the tape. Throws TapeError when it was sealed already.

@@ -29,6 +29,7 @@ class Tape;
 template <Element T>
 class Value {
 public:
+    // The index of this value's node: its position on the tape and in the sealed network.
     std::uint32_t index() const { return index_; }
 
     // By value: recording more nodes may move the tape's storage.
@@ -38,6 +39,7 @@ public:
     // conversion lets a value stand wherever a symbol is expected.
     Symbol symbol() const;
 
+    // symbol(), implicitly: a value stands wherever a symbol is expected.
     operator Symbol() const { return symbol(); }  // NOLINT(google-explicit-constructor)
 
     // Elementwise functions.
@@ -89,34 +91,46 @@ public:
     Value max() const;  // over all axes
     Value max(std::size_t axis) const;
     Value max(const Axes& axes, bool keep = false) const;
+    // log(sum(exp(x))) along `axis`, which is removed unless `keep`.
     Value logsumexp(std::size_t axis, bool keep = false) const;  // stable
-    Value log_softmax(std::size_t axis) const;                   // stable
+    // x - logsumexp(x) along `axis`, which stays.
+    Value log_softmax(std::size_t axis) const;  // stable
+    // exp(log_softmax(axis)): each element's exponential over their sum along `axis`.
     Value softmax(std::size_t axis) const;
 
     // Layout.
+    //
+    // The same elements in the same row-major order under another shape of as many elements.
     Value reshape(Shape shape) const;
     // The axes from `start_axis` on merged into one: [N, C, H, W] with
     // start_axis 1 is [N, C * H * W] (torch.flatten). A rank-0 value is [1].
     Value flatten(std::size_t start_axis = 0) const;
+    // Reorders the axes: axis i of the result is axis order[i] of this value.
     Value permute(Axes order) const;
     Value transpose() const;  // swaps the last two axes
+    // Swaps axes `first` and `second` (a Permute).
     Value transpose(std::size_t first, std::size_t second) const;
     Value squeeze(std::size_t axis) const;    // removes an axis of extent 1
     Value unsqueeze(std::size_t axis) const;  // inserts an axis of extent 1
+    // A new axis at `axis` along which this value repeats `extent` times.
     Value broadcast_along(std::size_t axis, std::size_t extent) const;
     Value broadcast_to(const Shape& shape) const;  // numpy rules, as explicit nodes
+    // Windows of `size` along `axis`, `step` apart, their taps `dilation` apart (Unfold).
     Value unfold(std::size_t axis,
                  std::size_t size,
                  std::size_t step,
                  std::size_t dilation = 1) const;
+    // The adjoint of unfold: sums the window axis back into `extent` positions of `axis`.
     Value fold(std::size_t axis,
                std::size_t size,
                std::size_t step,
                std::size_t dilation,
                std::size_t extent) const;
+    // Positions start .. start + length - 1 of one axis.
     Value narrow(std::size_t axis, std::size_t start, std::size_t length) const;
     // Positions start, start + step, ... below stop, of one axis.
     Value slice(std::size_t axis, std::size_t start, std::size_t stop, std::size_t step = 1) const;
+    // Zeros added: `before` and `after` the ends of one axis, `interior` between its elements.
     Value pad(std::size_t axis,
               std::size_t before,
               std::size_t after,
@@ -159,6 +173,7 @@ Value<T> operator/(const Value<T>& a, const Value<T>& b);
 template <Element T>
 Value<T> operator-(const Value<T>& a);
 
+// The same with a plain number on one side, recorded as a rank-0 Leaf.
 template <Element T>
 Value<T> operator+(const Value<T>& a, std::type_identity_t<T> b);
 template <Element T>
@@ -182,36 +197,43 @@ Value<T> matmul(const Value<T>& a, const Value<T>& b) {
     return a.matmul(b);
 }
 
+// a.maximum(b), as a free function.
 template <Element T>
 Value<T> maximum(const Value<T>& a, const Value<T>& b) {
     return a.maximum(b);
 }
 
+// a.exp(), as a free function.
 template <Element T>
 Value<T> exp(const Value<T>& a) {
     return a.exp();
 }
 
+// a.log(), as a free function.
 template <Element T>
 Value<T> log(const Value<T>& a) {
     return a.log();
 }
 
+// a.tanh(), as a free function.
 template <Element T>
 Value<T> tanh(const Value<T>& a) {
     return a.tanh();
 }
 
+// a.sigmoid(), as a free function.
 template <Element T>
 Value<T> sigmoid(const Value<T>& a) {
     return a.sigmoid();
 }
 
+// a.silu(), as a free function.
 template <Element T>
 Value<T> silu(const Value<T>& a) {
     return a.silu();
 }
 
+// a.relu(), as a free function.
 template <Element T>
 Value<T> relu(const Value<T>& a) {
     return a.relu();
@@ -232,56 +254,67 @@ Value<T> stack(const std::vector<Value<T>>& values, std::size_t axis);
 template <Element T>
 Value<T> gather(const Value<T>& table, const Value<T>& indices);
 
+// indices.one_hot(depth), as a free function.
 template <Element T>
 Value<T> one_hot(const Value<T>& indices, std::size_t depth) {
     return indices.one_hot(depth);
 }
 
+// logits.softmax(axis), as a free function.
 template <Element T>
 Value<T> softmax(const Value<T>& logits, std::size_t axis) {
     return logits.softmax(axis);
 }
 
+// logits.log_softmax(axis), as a free function.
 template <Element T>
 Value<T> log_softmax(const Value<T>& logits, std::size_t axis) {
     return logits.log_softmax(axis);
 }
 
+// a.sum(), as a free function: over all axes, to rank 0.
 template <Element T>
 Value<T> sum(const Value<T>& a) {
     return a.sum();
 }
 
+// a.sum(axis), as a free function.
 template <Element T>
 Value<T> sum(const Value<T>& a, std::size_t axis) {
     return a.sum(axis);
 }
 
+// a.mean(), as a free function: over all axes, to rank 0.
 template <Element T>
 Value<T> mean(const Value<T>& a) {
     return a.mean();
 }
 
+// a.reshape(shape), as a free function.
 template <Element T>
 Value<T> reshape(const Value<T>& a, Shape shape) {
     return a.reshape(std::move(shape));
 }
 
+// a.flatten(start_axis), as a free function.
 template <Element T>
 Value<T> flatten(const Value<T>& a, std::size_t start_axis = 0) {
     return a.flatten(start_axis);
 }
 
+// a.permute(order), as a free function.
 template <Element T>
 Value<T> permute(const Value<T>& a, Axes order) {
     return a.permute(std::move(order));
 }
 
+// a.broadcast_along(axis, extent), as a free function.
 template <Element T>
 Value<T> broadcast_along(const Value<T>& a, std::size_t axis, std::size_t extent) {
     return a.broadcast_along(axis, extent);
 }
 
+// a.unfold(axis, size, step, dilation), as a free function.
 template <Element T>
 Value<T> unfold(const Value<T>& a,
                 std::size_t axis,
@@ -291,6 +324,7 @@ Value<T> unfold(const Value<T>& a,
     return a.unfold(axis, size, step, dilation);
 }
 
+// a.narrow(axis, start, length), as a free function.
 template <Element T>
 Value<T> narrow(const Value<T>& a, std::size_t axis, std::size_t start, std::size_t length) {
     return a.narrow(axis, start, length);

@@ -46,16 +46,22 @@ public:
     // "query.weight", "query.bias", then key, value and output likewise.
     std::vector<NamedParameter> named_parameters() const;
 
+    // The number of heads.
     std::size_t heads() const { return heads_; }
 
+    // The query projection, [width, width].
     const Linear<T>& query() const { return query_; }
 
+    // The key projection, [width, width].
     const Linear<T>& key() const { return key_; }
 
+    // The value projection, [width, width].
     const Linear<T>& value() const { return value_; }
 
+    // The output projection, [width, width].
     const Linear<T>& output() const { return output_; }
 
+    // "CausalSelfAttention(width w, h heads of d)", then a line per projection.
     std::string describe() const;
 
 private:

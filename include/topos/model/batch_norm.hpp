@@ -68,6 +68,7 @@ public:
                                 const Tensor<T>& batch_variance,
                                 std::size_t count) const;
 
+    // gamma, then beta.
     std::vector<Value<T>> parameters() const { return {gamma_, beta_}; }
 
     // "weight" (gamma) and "bias" (beta), as torch.nn.BatchNorm names them; the
@@ -76,10 +77,13 @@ public:
         return {{"weight", gamma_}, {"bias", beta_}};
     }
 
+    // The scale, [C], initially ones.
     const Value<T>& gamma() const { return gamma_; }
 
+    // The shift, [C], initially zeros.
     const Value<T>& beta() const { return beta_; }
 
+    // "BatchNorm(C, epsilon e, momentum m)", then gamma's and beta's shapes and nodes.
     std::string describe() const;
 
 private:

@@ -71,6 +71,7 @@ void save(const std::filesystem::path& path,
           const Parameters<T>& parameters,
           const std::vector<NamedParameter>& names);
 
+// The options of loading by name.
 struct NamedLoadOptions {
     // Refuse tensors the names do not mention, as torch's load_state_dict(strict=True)
     // does; off, they are ignored (a BatchNorm's running statistics, say).

@@ -8,6 +8,7 @@
 
 namespace topos::optim {
 
+// What clip_by_global_norm returns: the gradients, clipped, and their norm before.
 template <Element T>
 struct Clipped {
     Parameters<T> gradients;

@@ -17,6 +17,7 @@
 
 namespace topos {
 
+// A convolution's channels, square kernel, stride and zero padding.
 struct Conv2dGeometry {
     std::size_t in_channels;
     std::size_t out_channels;
@@ -39,6 +40,7 @@ public:
     // x: [batch, in_channels, height, width] to [batch, out_channels, OH, OW].
     Value<T> express(const Value<T>& x) const;
 
+    // filters, then bias.
     std::vector<Value<T>> parameters() const { return {filters_, bias_}; }
 
     // "weight" (the filters, OIHW as PyTorch holds them) and "bias".
@@ -46,12 +48,16 @@ public:
         return {{"weight", filters_}, {"bias", bias_}};
     }
 
+    // The filters, [out, in, kernel, kernel].
     const Value<T>& filters() const { return filters_; }
 
+    // The bias, [out].
     const Value<T>& bias() const { return bias_; }
 
+    // The geometry it was built with.
     const Conv2dGeometry& geometry() const { return geometry_; }
 
+    // "Conv2d(in -> out, kernel k, stride s, padding p)", then filters' and bias' shapes and nodes.
     std::string describe() const;
 
 private:

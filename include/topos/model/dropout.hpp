@@ -10,8 +10,8 @@
 #include <topos/core/tensor.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
-#include <topos/run/run.hpp>
 #include <topos/model/named.hpp>
+#include <topos/run/run.hpp>
 
 #include <cstdint>
 #include <string>
@@ -29,8 +29,10 @@ public:
     // x must have the mask's shape (ShapeError otherwise).
     Value<T> express(const Value<T>& x) const;
 
+    // None: the mask is an input, not a parameter.
     std::vector<Value<T>> parameters() const { return {}; }
 
+    // None.
     std::vector<NamedParameter> named_parameters() const { return {}; }
 
     // A feed for the mask input: each element is dropped with probability
@@ -38,10 +40,13 @@ public:
     // seed gives the same mask on every platform.
     Feed<T> mask(std::uint64_t seed) const;
 
+    // The mask's Input node, which mask(seed) feeds.
     const Value<T>& mask_input() const { return mask_; }
 
+    // The probability that an element is dropped.
     double rate() const { return rate_; }
 
+    // "Dropout(rate r)", then the mask input's shape and node.
     std::string describe() const;
 
 private:

@@ -25,15 +25,19 @@ public:
               const Initialiser& table_init)
         : table_(tape.parameter(table_init.template make<T>(Shape{vocabulary, width}))) {}
 
+    // The table's row for each index: indices [picks...] give [picks..., width].
     Value<T> express(const Value<T>& indices) const;
 
+    // The table.
     std::vector<Value<T>> parameters() const { return {table_}; }
 
     // "weight", the table, as torch.nn.Embedding names it.
     std::vector<NamedParameter> named_parameters() const { return {{"weight", table_}}; }
 
+    // The table, [vocabulary, width].
     const Value<T>& table() const { return table_; }
 
+    // "Embedding(vocabulary x width)", then the table's shape and node.
     std::string describe() const;
 
 private:

@@ -49,8 +49,10 @@ enum class Argument : std::uint8_t {
     Indices,
 };
 
+// Writes "real" or "indices".
 std::ostream& operator<<(std::ostream& out, Argument argument);
 
+// What Function::value_and_gradients returns.
 template <Element T>
 struct ValueAndGradients {
     Tensor<T> value;
@@ -135,6 +137,7 @@ public:
         return call(parameters, all);
     }
 
+    // The same as operator(), the inputs as a span, one per argument.
     Tensor<T> call(const Parameters<T>& parameters, std::span<const Tensor<T>> inputs) const;
 
     // The body's rank-0 value and its gradient with respect to every parameter
@@ -149,6 +152,7 @@ public:
         return value_and_gradients(parameters, std::span<const Tensor<T>>(all));
     }
 
+    // The same, the inputs as a span, one per argument.
     ValueAndGradients<T> value_and_gradients(const Parameters<T>& parameters,
                                              std::span<const Tensor<T>> inputs) const;
 
@@ -157,8 +161,10 @@ public:
     Plan<T> plan(const std::vector<Shape>& shapes) const;
     Plan<T> gradient_plan(const std::vector<Shape>& shapes) const;
 
+    // The network it was made over: every call takes Parameters made for it.
     const Network<T>& model() const;
 
+    // What each argument holds, as given to the constructor.
     const std::vector<Argument>& arguments() const;
 
     // How many plans are compiled, both kinds counted.

@@ -17,8 +17,10 @@ namespace topos::init {
 template <class Initialiser>
 class Made {
 public:
+    // What `initialiser` makes at `shape`, made when converted.
     Made(const Initialiser& initialiser, Shape shape) : initialiser_(initialiser), shape_(shape) {}
 
+    // The tensor, of the element type the conversion asks for.
     template <Element T>
     operator Tensor<T>() const {  // NOLINT(google-explicit-constructor)
         return initialiser_.template make<T>(shape_);
@@ -30,6 +32,7 @@ public:
         return initialiser_.template make<T>(shape_);
     }
 
+    // The shape it makes.
     const Shape& shape() const { return shape_; }
 
     // Prints the double tensor (`as<float>()` prints the float one).
@@ -45,11 +48,14 @@ private:
 // Uniform in [low, high).
 class Uniform {
 public:
+    // Seeded by `seed`, in [low, high).
     Uniform(std::uint64_t seed, double low, double high) : seed_(seed), low_(low), high_(high) {}
 
+    // The tensor of `shape`: element i depends only on the seed and i.
     template <Element T>
     Tensor<T> make(const Shape& shape) const;
 
+    // What converts to a tensor of `shape` of either element type.
     Made<Uniform> operator()(const Shape& shape) const { return {*this, shape}; }
 
 private:
@@ -62,11 +68,14 @@ private:
 // project's exact log, sqrt and cos/sin).
 class Normal {
 public:
+    // Seeded by `seed`, with standard deviation `stddev`.
     Normal(std::uint64_t seed, double stddev) : seed_(seed), stddev_(stddev) {}
 
+    // The tensor of `shape`: element i depends only on the seed and i.
     template <Element T>
     Tensor<T> make(const Shape& shape) const;
 
+    // What converts to a tensor of `shape` of either element type.
     Made<Normal> operator()(const Shape& shape) const { return {*this, shape}; }
 
 private:
@@ -83,13 +92,17 @@ enum class Scaling : std::uint8_t {
     Zeros,
 };
 
+// An initialiser scaled by the shape's fans as `scaling` says: xavier, kaiming, zeros.
 class Scaled {
 public:
+    // Seeded by `seed`, scaled as `scaling` says.
     Scaled(std::uint64_t seed, Scaling scaling) : seed_(seed), scaling_(scaling) {}
 
+    // The tensor of `shape`, from the fans of `shape`.
     template <Element T>
     Tensor<T> make(const Shape& shape) const;
 
+    // What converts to a tensor of `shape` of either element type.
     Made<Scaled> operator()(const Shape& shape) const { return {*this, shape}; }
 
 private:
@@ -97,22 +110,27 @@ private:
     Scaling scaling_;
 };
 
+// Uniform in [low, high), seeded by `seed`.
 inline Uniform uniform(std::uint64_t seed, double low, double high) {
     return {seed, low, high};
 }
 
+// Normal with mean 0 and standard deviation `stddev`, seeded by `seed`.
 inline Normal normal(std::uint64_t seed, double stddev) {
     return {seed, stddev};
 }
 
+// Glorot: uniform in +-sqrt(6 / (fan_in + fan_out)), seeded by `seed`.
 inline Scaled xavier(std::uint64_t seed) {
     return {seed, Scaling::Xavier};
 }
 
+// He: normal with standard deviation sqrt(2 / fan_in), seeded by `seed`.
 inline Scaled kaiming(std::uint64_t seed) {
     return {seed, Scaling::Kaiming};
 }
 
+// Every element 0.
 inline Scaled zeros() {
     return {0, Scaling::Zeros};
 }

@@ -24,6 +24,7 @@ public:
     // x of any rank >= 1 whose last axis has `features` elements (ShapeError otherwise).
     Value<T> express(const Value<T>& x) const;
 
+    // gain, then shift.
     std::vector<Value<T>> parameters() const { return {gain_, shift_}; }
 
     // "weight" (the gain) and "bias" (the shift), as torch.nn.LayerNorm names them.
@@ -31,10 +32,13 @@ public:
         return {{"weight", gain_}, {"bias", shift_}};
     }
 
+    // The gain, [features], initially ones.
     const Value<T>& gain() const { return gain_; }
 
+    // The shift, [features], initially zeros.
     const Value<T>& shift() const { return shift_; }
 
+    // "LayerNorm(features, epsilon e)", then gain's and shift's shapes and nodes.
     std::string describe() const;
 
 private:

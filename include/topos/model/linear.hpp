@@ -23,8 +23,10 @@ public:
         : weight_(tape.parameter(weight_init.template make<T>(Shape{in, out}))),
           bias_(tape.parameter(Tensor<T>::filled(Shape{out}, T{0}))) {}
 
+    // x w + b: x [..., in] to [..., out].
     Value<T> express(const Value<T>& x) const { return x.matmul(weight_) + bias_; }
 
+    // weight, then bias.
     std::vector<Value<T>> parameters() const { return {weight_, bias_}; }
 
     // "weight" (PyTorch holds its transpose, [out, in]) and "bias".
@@ -32,10 +34,13 @@ public:
         return {{"weight", weight_, true}, {"bias", bias_}};
     }
 
+    // The weight, [in, out].
     const Value<T>& weight() const { return weight_; }
 
+    // The bias, [out].
     const Value<T>& bias() const { return bias_; }
 
+    // "Linear(in -> out): weight [in, out] at node i, bias [out] at node j".
     std::string describe() const;
 
 private:

@@ -19,15 +19,19 @@ public:
     // Throws ShapeError when the size or the stride is 0.
     explicit MaxPool2d(std::size_t size) : MaxPool2d(size, size) {}
 
+    // Windows `size` x `size`, `stride` apart; ShapeError when either is 0.
     MaxPool2d(std::size_t size, std::size_t stride);
 
     // x: [batch, channels, height, width] to [batch, channels, (H - size) / stride + 1, ...].
     Value<T> express(const Value<T>& x) const { return max_pool(x, size_, stride_); }
 
+    // None: pooling has no parameters.
     std::vector<Value<T>> parameters() const { return {}; }
 
+    // None.
     std::vector<NamedParameter> named_parameters() const { return {}; }
 
+    // "MaxPool2d(size x size, stride s)".
     std::string describe() const;
 
 private:

@@ -13,6 +13,7 @@
 
 namespace topos {
 
+// The activation an Mlp applies between consecutive layers.
 enum class Activation : std::uint8_t {
     Identity,
     Tanh,
@@ -21,8 +22,10 @@ enum class Activation : std::uint8_t {
     Gelu,  // the exact (erf) form
 };
 
+// Writes the activation's name in lower case: "relu", "gelu".
 std::ostream& operator<<(std::ostream& out, Activation activation);
 
+// x under `activation` (Identity records nothing and returns x).
 template <Element T>
 Value<T> activate(const Value<T>& x, Activation activation);
 
@@ -42,16 +45,20 @@ public:
         }
     }
 
+    // The layers in turn, the activation between consecutive ones.
     Value<T> express(const Value<T>& x) const;
 
+    // Each layer's weight then bias, first layer first.
     std::vector<Value<T>> parameters() const;
 
     // "layers.<i>.weight" and "layers.<i>.bias" for each Linear i, as a PyTorch
     // module holding its layers in an nn.ModuleList named `layers`.
     std::vector<NamedParameter> named_parameters() const;
 
+    // The Linear layers, first to last.
     const std::vector<Linear<T>>& layers() const { return layers_; }
 
+    // "Mlp(in -> ... -> out, activation)", a line per layer, then the parameter count.
     std::string describe() const;
 
 private:

@@ -47,6 +47,7 @@ struct ParameterElement<std::vector<Value<T>>> {
 };
 }  // namespace detail
 
+// parameters_of(conv, fc): the element type deduced from the first module's parameters.
 template <class First, class... Rest>
 
 requires(!Element<First>) && requires(const First& first) {

@@ -24,6 +24,7 @@
 
 namespace topos {
 
+// A parameter under its name: "weight" within a module, "conv1.weight" within a model.
 struct NamedParameter {
     std::string name;
     Symbol symbol;
@@ -32,6 +33,7 @@ struct NamedParameter {
     // torch.nn.Linear holds as [out, in]. Named checkpoints store it as PyTorch does.
     bool transposed_in_pytorch = false;
 
+    // Memberwise equality.
     friend bool operator==(const NamedParameter&, const NamedParameter&) = default;
 };
 
@@ -43,15 +45,19 @@ concept NamedModule = requires(const M& module) {
 // One part of a model under its name: a module, or a single parameter.
 class Named {
 public:
+    // A module as the part `name`: its parameters' names follow "name.".
     template <NamedModule Module>
     Named(std::string name, const Module& module)
         : name_(std::move(name)), parameters_(module.named_parameters()) {}
 
+    // A single parameter as the part `name`.
     Named(std::string name, Symbol parameter)
         : name_(std::move(name)), parameters_{{"", parameter, false}} {}
 
+    // The part's name.
     const std::string& name() const { return name_; }
 
+    // Its parameters, named within the part ("" for a single parameter).
     const std::vector<NamedParameter>& parameters() const { return parameters_; }
 
 private:
@@ -65,6 +71,7 @@ private:
 std::vector<NamedParameter> named_parameters(std::initializer_list<Named> parts);
 std::vector<NamedParameter> named_parameters(const std::vector<Named>& parts);
 
+// A module's own named_parameters().
 template <NamedModule Module>
 std::vector<NamedParameter> named_parameters(const Module& module) {
     return module.named_parameters();

@@ -40,12 +40,14 @@ struct SgdOptions {
     double weight_decay = 0;
 };
 
+// Sgd's state: the steps taken and the momentum buffers.
 template <Element T>
 struct SgdState {
     std::uint64_t steps = 0;
     Parameters<T> momentum;  // the buffer b, one per parameter (zeros at the start)
 };
 
+// torch.optim.SGD as a pure transform: the update above, options in SgdOptions.
 class Sgd {
 public:
     // Throws Error for a negative rate, momentum or decay, or Nesterov without momentum.
@@ -64,12 +66,14 @@ public:
         return step(parameters, gradients, state, options_.learning_rate);
     }
 
+    // The same at `learning_rate` (a schedule's, say).
     template <Element T>
     Stepped<T, SgdState<T>> step(const Parameters<T>& parameters,
                                  const Parameters<T>& gradients,
                                  const SgdState<T>& state,
                                  double learning_rate) const;
 
+    // The options it was made with.
     const SgdOptions& options() const { return options_; }
 
 private:
@@ -100,6 +104,7 @@ struct AdamWOptions {
     double weight_decay = 1e-2;
 };
 
+// Adam's and AdamW's state: the steps taken and both moments.
 template <Element T>
 struct AdamState {
     std::uint64_t steps = 0;      // t of the last step taken
@@ -107,14 +112,17 @@ struct AdamState {
     Parameters<T> second_moment;  // v
 };
 
+// torch.optim.Adam as a pure transform: the update above, options in AdamOptions.
 class Adam {
 public:
     // Throws Error unless 0 <= beta < 1, epsilon > 0 and rate and decay are >= 0.
     explicit Adam(AdamOptions options = {});
 
+    // The state before the first step: zero moments shaped like `parameters`.
     template <Element T>
     AdamState<T> start(const Parameters<T>& parameters) const;
 
+    // One step at options().learning_rate; SymbolError for parts of different networks.
     template <Element T>
     Stepped<T, AdamState<T>> step(const Parameters<T>& parameters,
                                   const Parameters<T>& gradients,
@@ -122,12 +130,14 @@ public:
         return step(parameters, gradients, state, options_.learning_rate);
     }
 
+    // The same at `learning_rate` (a schedule's, say).
     template <Element T>
     Stepped<T, AdamState<T>> step(const Parameters<T>& parameters,
                                   const Parameters<T>& gradients,
                                   const AdamState<T>& state,
                                   double learning_rate) const;
 
+    // The options it was made with (an AdamW's as AdamOptions).
     const AdamOptions& options() const { return options_; }
 
 protected:
@@ -138,8 +148,10 @@ private:
     bool decoupled_;
 };
 
+// torch.optim.AdamW: Adam with the weight decay decoupled from the gradient.
 class AdamW : public Adam {
 public:
+    // Throws Error for the options Adam refuses.
     explicit AdamW(AdamWOptions options = {})
         : Adam({.learning_rate = options.learning_rate,
                 .beta1 = options.beta1,

@@ -13,6 +13,7 @@ public:
     // Throws Error for a period of 0 or a negative base or factor.
     StepDecay(double base, std::uint64_t period, double factor);
 
+    // The learning rate at `step` (0 for the first).
     double operator()(std::uint64_t step) const;
 
 private:
@@ -33,6 +34,7 @@ public:
     // Throws Error unless warmup < total and 0 <= floor <= peak.
     WarmupCosine(double peak, std::uint64_t warmup, std::uint64_t total, double floor = 0);
 
+    // The learning rate at `step` (0 for the first).
     double operator()(std::uint64_t step) const;
 
 private:

@@ -33,6 +33,7 @@ public:
           norm2_(tape, width),
           mlp_(tape, {width, hidden, width}, Activation::Gelu, weight_init) {}
 
+    // h = x + attention(norm1(x)), then h + mlp(norm2(h)), each [batch, sequence, width].
     Value<T> express(const Value<T>& x) const;
 
     // norm1, attention, norm2, mlp: each module's parameters in its own order.
@@ -44,14 +45,19 @@ public:
             {{"norm1", norm1_}, {"attention", attention_}, {"norm2", norm2_}, {"mlp", mlp_}});
     }
 
+    // The norm before the attention.
     const LayerNorm<T>& norm1() const { return norm1_; }
 
+    // The causal multi-head self-attention.
     const CausalSelfAttention<T>& attention() const { return attention_; }
 
+    // The norm before the MLP.
     const LayerNorm<T>& norm2() const { return norm2_; }
 
+    // The two-layer GELU MLP, width -> hidden -> width.
     const Mlp<T>& mlp() const { return mlp_; }
 
+    // "TransformerBlock (pre-norm)", then each part's lines, indented.
     std::string describe() const;
 
 private:

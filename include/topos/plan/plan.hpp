@@ -33,6 +33,7 @@ enum class MlirForm : std::uint8_t;
 
 // What a plan does with one scheduled value once it is computed.
 struct Liveness {
+    // What becomes of the value once computed (see each kind).
     enum class Kind : std::uint8_t {
         Freed,       // released after node `after`, its last reader
         Kept,        // declared: readable after the run
@@ -69,6 +70,7 @@ public:
     // The size of the arena that holds every intermediate value, in elements.
     std::size_t arena_elements() const;
 
+    // The entry this plan was lowered from.
     const Entry<T>& entry() const;
 
     // The plan as a StableHLO module (docs/guide/emission.md), in MLIR's pretty

@@ -26,6 +26,7 @@ enum class Numerics : std::uint8_t {
     Fast,
 };
 
+// Writes "Exact" or "Fast".
 std::ostream& operator<<(std::ostream& out, Numerics numerics);
 
 template <Element T>
@@ -42,6 +43,7 @@ public:
         return observe(std::vector<Symbol>(values));
     }
 
+    // The same, `values` any range of symbols or values.
     template <std::ranges::input_range Range>
     Entry observe(const Range& values) const {
         std::vector<Symbol> symbols;
@@ -51,8 +53,10 @@ public:
         return observe(symbols);
     }
 
+    // The same, `values` a vector of symbols.
     Entry observe(const std::vector<Symbol>& values) const;
 
+    // A copy whose runs and plans use `numerics` (Numerics::Fast unless set).
     Entry numerics(Numerics numerics) const;
 
     // The backward memory posture: runs keep every value Run::backward reads.
@@ -70,19 +74,25 @@ public:
     // The compiled schedule of this declaration.
     Plan<T> lower() const;
 
+    // The network this entry exports.
     const Network<T>& network() const { return network_; }
 
+    // The roots, as declared.
     const std::vector<Symbol>& roots() const { return roots_; }
 
+    // The values declared readable by observe, in declaration order.
     const std::vector<Symbol>& observed() const { return observed_; }
 
     // Roots then observed values, in declaration order, each once.
     std::vector<Symbol> declared() const;
 
+    // The numerics its runs and plans use.
     Numerics numerics() const { return numerics_; }
 
+    // Whether backward() was declared: runs keep what Run::backward reads.
     bool keeps_backward() const { return backward_; }
 
+    // Whether lowering may elect the catalog's patterns (see elect_patterns).
     bool elects_patterns() const { return elect_patterns_; }
 
 private:

@@ -27,11 +27,13 @@ public:
     // Parameter node of this network.
     const Tensor<T>& of(Symbol parameter) const;
 
+    // The number of slots: one per Parameter node.
     std::size_t size() const { return values_.size(); }
 
     // The parameter nodes, slot by slot (node order).
     std::span<const Symbol> symbols() const;
 
+    // The payloads, slot by slot (node order).
     std::span<const Tensor<T>> values() const { return values_; }
 
     // A copy with one slot replaced; the shape must match (ShapeError).

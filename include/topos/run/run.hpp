@@ -68,6 +68,7 @@ public:
     // Defined by the autodiff layer (<topos/autodiff/adjoints.hpp>).
     Field<T> backward(Symbol target) const;
 
+    // The network this run evaluated.
     Network<T> network() const;
 
     // The recorded gradients this run computed, one per parameter slot (zeros
