@@ -44,7 +44,7 @@ GROUPS = [
         "graph/value.hpp", "graph/losses.hpp", "graph/compositions.hpp"]),
     ("Tapes, networks, runs, entries and plans", [
         "graph/tape.hpp", "graph/network.hpp", "run/run.hpp", "run/parameters.hpp",
-        "run/entry.hpp", "plan/plan.hpp", "autodiff/adjoints.hpp"]),
+        "run/entry.hpp", "plan/plan.hpp", "autodiff/adjoints.hpp", "autodiff/grad.hpp"]),
     ("Tensors and shapes", ["core/tensor.hpp", "core/shape.hpp"]),
     ("Modules", [
         "model/module.hpp", "model/named.hpp", "model/linear.hpp", "model/mlp.hpp",

@@ -1,6 +1,6 @@
-// topos::data: what feeds a training loop. Tables read from CSV files, seeded shuffling that is the same
-// on every platform, batches, datasets of tensors sharing their first axis, a
-// loader that gathers the next batch on a worker thread, and the progress line.
+// topos::data: what feeds a training loop. Tables read from CSV files, seeded shuffling that is the
+// same on every platform, batches, datasets of tensors sharing their first axis, a loader that
+// gathers the next batch on a worker thread, and the progress line.
 #pragma once
 
 #include <topos/data/batches.hpp>

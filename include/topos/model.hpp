@@ -3,6 +3,7 @@
 #pragma once
 
 #include <topos/autodiff/adjoints.hpp>
+#include <topos/autodiff/grad.hpp>
 #include <topos/core/error.hpp>
 #include <topos/core/isa.hpp>
 #include <topos/core/shape.hpp>
@@ -25,8 +26,8 @@
 #include <topos/model/linear.hpp>
 #include <topos/model/max_pool.hpp>
 #include <topos/model/mlp.hpp>
-#include <topos/model/named.hpp>
 #include <topos/model/module.hpp>
+#include <topos/model/named.hpp>
 #include <topos/model/optim.hpp>
 #include <topos/model/schedule.hpp>
 #include <topos/model/transformer.hpp>

@@ -5,6 +5,7 @@
 #include "graph/record.hpp"
 #include "graph/spec.hpp"
 #include <topos/autodiff/adjoints.hpp>
+#include <topos/autodiff/grad.hpp>
 #include <topos/core/error.hpp>
 #include <topos/graph/tape.hpp>
 
@@ -99,5 +100,14 @@ template Adjoints<float> Tape<float>::vjp(const Value<float>&,
 template Adjoints<double> Tape<double>::vjp(const Value<double>&,
                                             const Value<double>&,
                                             const std::vector<Symbol>&);
+
+template <Element T>
+Value<T> grad(const Value<T>& target, const Value<T>& wrt) {
+    Tape<T> tape = target.tape();
+    return tape.value(tape.differentiate(target, {wrt.symbol()}).of(wrt.symbol()));
+}
+
+template Value<float> grad(const Value<float>&, const Value<float>&);
+template Value<double> grad(const Value<double>&, const Value<double>&);
 
 }  // namespace topos

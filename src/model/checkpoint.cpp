@@ -26,12 +26,8 @@ using detail::SafetensorsHeader;
 using detail::TensorEntry;
 using detail::TensorToWrite;
 
-
-
 const std::string parameter_prefix = "parameter.";
 const std::string optimizer_prefix = "optimizer.";
-
-
 
 template <Element T>
 void add_tensors(std::vector<TensorToWrite>& out,
@@ -87,7 +83,6 @@ private:
     detail::SafetensorsFile file_;
 };
 
-
 // What a load needs the file to hold beyond parameters that match.
 enum class Wanted {
     Parameters,
@@ -109,7 +104,6 @@ std::vector<std::string> buffers_of(const std::string& optimizer) {
     }
     return {};
 }
-
 
 // Checks one stored tensor against the parameter it belongs to.
 template <Element T>

@@ -41,7 +41,8 @@ Shape stored_shape(const NamedParameter& named, const Shape& recorded) {
     if (recorded.rank() != 2) {
         throw CheckpointError("the parameter " + named.name +
                               " is marked as transposed in PyTorch, which only a matrix can be; "
-                              "it has shape " + recorded.str());
+                              "it has shape " +
+                              recorded.str());
     }
     return Shape{recorded[1], recorded[0]};
 }
@@ -115,8 +116,10 @@ void save(const std::filesystem::path& path,
         const Tensor<T>& value = parameters.of(named.symbol);
         const Tensor<T> stored = named.transposed_in_pytorch ? transposed(value) : value;
         (void)stored_shape(named, value.shape());
-        tensors.push_back(
-            {named.name, detail::dtype_name<T>(), stored.shape(), detail::little_endian_bytes(stored)});
+        tensors.push_back({named.name,
+                           detail::dtype_name<T>(),
+                           stored.shape(),
+                           detail::little_endian_bytes(stored)});
     }
     detail::replace_file_atomically(
         path, detail::encode_safetensors(tensors, {{"format", "topos"}, {"names", "pytorch"}}));

@@ -10,8 +10,9 @@ std::vector<NamedParameter> named_parameters(const std::vector<Named>& parts) {
     std::set<std::string> seen;
     for (const Named& part : parts) {
         if (part.name().empty()) {
-            throw Error("every part of a model needs a name, as an attribute of a PyTorch module "
-                        "has one");
+            throw Error(
+                "every part of a model needs a name, as an attribute of a PyTorch module "
+                "has one");
         }
         for (const NamedParameter& parameter : part.parameters()) {
             NamedParameter named = parameter;

@@ -23,9 +23,9 @@
 namespace topos {
 namespace {
 
+using test::ScratchFolder;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using test::ScratchFolder;
 
 std::vector<std::string> names_of(const std::vector<NamedParameter>& parameters) {
     std::vector<std::string> names;
@@ -39,7 +39,8 @@ std::vector<std::string> names_of(const std::vector<NamedParameter>& parameters)
 // 1), ReLU, MaxPool 2, flatten, LayerNorm(64), Linear(64 -> 3).
 struct Net {
     explicit Net(Tape<float>& tape)
-        : conv1(tape, {.in_channels = 1, .out_channels = 4, .kernel = 3, .padding = 1},
+        : conv1(tape,
+                {.in_channels = 1, .out_channels = 4, .kernel = 3, .padding = 1},
                 init::normal(1, 0.3)),
           norm(tape, 64),
           fc(tape, 64, 3, init::xavier(2)) {}
@@ -61,17 +62,19 @@ struct Net {
 TEST(NamedParameters, ModulesNameTheirParametersAsPyTorchDoes) {
     Tape<float> tape;
     const Net net(tape);
-    EXPECT_THAT(names_of(named_parameters(net)),
-                ElementsAre("conv1.weight", "conv1.bias", "norm.weight", "norm.bias", "fc.weight",
-                            "fc.bias"));
+    EXPECT_THAT(
+        names_of(named_parameters(net)),
+        ElementsAre(
+            "conv1.weight", "conv1.bias", "norm.weight", "norm.bias", "fc.weight", "fc.bias"));
     const auto named = named_parameters(net.fc);
     EXPECT_TRUE(named[0].transposed_in_pytorch);
     EXPECT_FALSE(named[1].transposed_in_pytorch);
     EXPECT_EQ(named[0].symbol, net.fc.weight().symbol());
 
     const Mlp<float> mlp(tape, {4, 5, 2}, Activation::Tanh, init::xavier(3));
-    EXPECT_THAT(names_of(named_parameters(mlp)),
-                ElementsAre("layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"));
+    EXPECT_THAT(
+        names_of(named_parameters(mlp)),
+        ElementsAre("layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"));
     const TransformerBlock<float> block(tape, 8, 2, 16, init::xavier(4));
     const auto block_names = names_of(named_parameters({{"blocks.0", block}}));
     EXPECT_EQ(block_names.front(), "blocks.0.norm1.weight");
@@ -83,8 +86,11 @@ TEST(NamedParameters, RefusesANameGivenTwiceAndAPartWithoutAName) {
     Tape<float> tape;
     const Linear<float> a(tape, 2, 2, init::xavier(1));
     const Linear<float> b(tape, 2, 2, init::xavier(2));
-    EXPECT_THAT([&] { (void)named_parameters({{"fc", a}, {"fc", b}}); },
-                ::testing::ThrowsMessage<Error>(HasSubstr("fc.weight is given twice")));
+    EXPECT_THAT(
+        [&] {
+            (void)named_parameters({{"fc", a}, {"fc", b}});
+        },
+        ::testing::ThrowsMessage<Error>(HasSubstr("fc.weight is given twice")));
     EXPECT_THROW((void)named_parameters({{"", a}}), Error);
     const Value<float> scale = tape.parameter(1.0f);
     EXPECT_THAT(names_of(named_parameters({{"scale", scale}, {"fc", a}})),
@@ -98,7 +104,8 @@ TEST(NamedCheckpoint, RoundTripsWhateverOrderTheModelWasRecordedIn) {
     const Network<float> first_network = std::move(first_tape).into_network();
     Parameters<float> trained = first_network.parameters();
     for (const Symbol symbol : trained.symbols()) {  // values no initialiser gives
-        trained = trained.with(symbol, trained.of(symbol) * Tensor<float>(1.5f) + Tensor<float>(0.25f));
+        trained =
+            trained.with(symbol, trained.of(symbol) * Tensor<float>(1.5f) + Tensor<float>(0.25f));
     }
     checkpoint::save(folder / "net.safetensors", trained, named_parameters(first));
 
@@ -112,8 +119,8 @@ TEST(NamedCheckpoint, RoundTripsWhateverOrderTheModelWasRecordedIn) {
     const auto second_names = named_parameters(second);
     for (std::size_t i = 0; i < first_names.size(); ++i) {
         EXPECT_NE(first_names[i].symbol.index(), second_names[i].symbol.index());
-        EXPECT_TRUE(test::bit_equal(loaded.of(second_names[i].symbol),
-                                    trained.of(first_names[i].symbol)))
+        EXPECT_TRUE(
+            test::bit_equal(loaded.of(second_names[i].symbol), trained.of(first_names[i].symbol)))
             << first_names[i].name;
     }
     EXPECT_TRUE(test::bit_equal(loaded.values()[0], second_network.parameters().values()[0]));
@@ -131,8 +138,10 @@ TEST(NamedCheckpoint, StoresALinearWeightAsPyTorchHoldsIt) {
     for (std::size_t i = 0; i < 8; ++i) {
         length |= std::uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
     }
-    const std::string header(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(length));
-    EXPECT_THAT(header, HasSubstr(R"("weight":{"data_offsets":[0,48],"dtype":"F64","shape":[2,3]})"));
+    const std::string header(bytes.begin() + 8,
+                             bytes.begin() + 8 + static_cast<std::ptrdiff_t>(length));
+    EXPECT_THAT(header,
+                HasSubstr(R"("weight":{"data_offsets":[0,48],"dtype":"F64","shape":[2,3]})"));
     EXPECT_THAT(header, HasSubstr(R"("names":"pytorch")"));
     const Tensor<double>& w = parameters.of(fc.weight());
     double stored_0_1 = 0;  // row 0, column 1 of [out, in]: w(in = 1, out = 0)
@@ -147,10 +156,13 @@ TEST(NamedCheckpoint, RefusesAnUnnamedParameterOnSaveAndStrangersOnLoad) {
     (void)tape.parameter(2.0f);
     const Network<float> network = std::move(tape).into_network();
     EXPECT_THAT(
-        [&] { checkpoint::save(folder / "x.safetensors", network.parameters(), named_parameters(net)); },
+        [&] {
+            checkpoint::save(folder / "x.safetensors", network.parameters(), named_parameters(net));
+        },
         ::testing::ThrowsMessage<CheckpointError>(HasSubstr("has no name")));
     const auto fc_only = named_parameters({{"fc", net.fc}});
-    const std::string torch_file = std::string(TOPOS_SOURCE_DIR) + "/tests/golden/checkpoints/torch_cnn.safetensors";
+    const std::string torch_file =
+        std::string(TOPOS_SOURCE_DIR) + "/tests/golden/checkpoints/torch_cnn.safetensors";
     EXPECT_THAT([&] { (void)checkpoint::load(torch_file, network, fc_only); },
                 ::testing::ThrowsMessage<CheckpointError>(
                     HasSubstr("conv1.weight: not a parameter of the model")));
