@@ -5,11 +5,9 @@
 
 #include "support/data_path.hpp"
 #include <topos/core/tensor.hpp>
+#include <topos/data/csv.hpp>
 
 #include <cstddef>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,35 +23,12 @@ struct Digits {
     std::size_t count() const { return labels.size(); }
 };
 
-inline void read_digit(const std::string& line, Digits& into) {
-    std::istringstream fields(line);
-    std::string field;
-    for (std::size_t column = 0; std::getline(fields, field, ','); ++column) {
-        const float value = std::stof(field);
-        if (column < pixels_per_digit) {
-            into.pixels.push_back(value / 16.0f);
-        } else {
-            into.labels.push_back(value);
-        }
-    }
-    if (into.pixels.size() != into.labels.size() * pixels_per_digit) {
-        throw std::runtime_error("digits.csv: a row without 64 pixels and a label: " + line);
-    }
-}
-
 inline Digits read_digits(std::size_t first_row, std::size_t rows) {
-    std::ifstream file(data_path("digits.csv"));
-    if (!file) {
-        throw std::runtime_error("cannot open " + data_path("digits.csv"));
-    }
-    Digits digits;
-    std::string line;
-    for (std::size_t row = 0; std::getline(file, line); ++row) {
-        if (row >= first_row && row < first_row + rows) {
-            read_digit(line, digits);
-        }
-    }
-    return digits;
+    const topos::Tensor<float> table =
+        topos::data::read_csv<float>(data_path("digits.csv")).narrow(0, first_row, rows);
+    const topos::Tensor<float> pixels =
+        table.narrow(1, 0, pixels_per_digit) / topos::Tensor<float>(16.0f);
+    return {pixels.to_vector(), table.select(1, pixels_per_digit).to_vector()};
 }
 
 inline Digits training_digits() {
