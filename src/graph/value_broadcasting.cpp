@@ -95,7 +95,11 @@ Shape where_shape(const Shape& mask, const Shape& a, const Shape& b, const auto&
 
 template <Element T>
 Value<T> where(const Value<T>& given_mask, const Value<T>& given_a, const Value<T>& given_b) {
-    const auto [mask, a, b] = detail::on_one_tape("where", given_mask, given_a, given_b);
+    // Named references, not a structured binding: clang 14 lets no lambda capture one.
+    const auto operands = detail::on_one_tape("where", given_mask, given_a, given_b);
+    const Value<T>& mask = operands[0];
+    const Value<T>& a = operands[1];
+    const Value<T>& b = operands[2];
     const Shape target = where_shape(mask.shape(), a.shape(), b.shape(), [&] {
         return "where of node " + std::to_string(mask.index()) + ' ' + mask.shape().str() +
                " (the mask), node " + std::to_string(a.index()) + ' ' + a.shape().str() +

@@ -72,7 +72,7 @@ struct FunctionCache {
           numerics(chosen) {}
 
     struct Entry {
-        Posture posture;
+        Posture posture = Posture::Value;
         std::vector<Shape> shapes;
         std::shared_ptr<const Compiled<T>> compiled;
     };
