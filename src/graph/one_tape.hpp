@@ -83,11 +83,13 @@ auto on_one_tape(const char* operation, const Value<T>& first, const Rest&... re
 template <Element T>
 std::vector<Value<T>> on_one_tape(const char* operation, const std::vector<Value<T>>& values) {
     std::vector<const Value<T>*> pointers;
+    pointers.reserve(values.size());
     for (const Value<T>& value : values) {
         pointers.push_back(&value);
     }
     const std::shared_ptr<TapeState<T>> tape = common_tape<T>(operation, pointers);
     std::vector<Value<T>> moved;
+    moved.reserve(values.size());
     for (const Value<T>& value : values) {
         moved.push_back(GraphAccess::value(tape, value.index()));
     }

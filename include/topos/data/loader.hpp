@@ -88,7 +88,7 @@ public:
     std::optional<Batch<T>> next();
 
     // What a range-for walks: each step takes the next batch.
-    class iterator {
+    class Iterator {
     public:
         using value_type = Batch<T>;
         using difference_type = std::ptrdiff_t;
@@ -97,28 +97,28 @@ public:
 
         const Batch<T>* operator->() const { return &*current_; }
 
-        iterator& operator++() {
+        Iterator& operator++() {
             current_ = epoch_->next();
             return *this;
         }
 
         void operator++(int) { ++*this; }
 
-        friend bool operator==(const iterator& it, std::default_sentinel_t /*end*/) {
+        friend bool operator==(const Iterator& it, std::default_sentinel_t /*end*/) {
             return !it.current_;
         }
 
     private:
         friend class Epoch;
 
-        explicit iterator(Epoch* epoch) : epoch_(epoch), current_(epoch->next()) {}
+        explicit Iterator(Epoch* epoch) : epoch_(epoch), current_(epoch->next()) {}
 
         Epoch* epoch_;
         std::optional<Batch<T>> current_;
     };
 
     // Starts the single pass: its iterator holds the first batch.
-    iterator begin() { return iterator(this); }
+    Iterator begin() { return Iterator(this); }
 
     // Past the last batch.
     std::default_sentinel_t end() const { return {}; }
