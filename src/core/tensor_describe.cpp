@@ -109,8 +109,9 @@ private:
         if (axis + 1 == rank_) {
             write_row(out, offset);
         } else {
-            const std::string separator =
-                "," + std::string(rank_ - 1 - axis, '\n') + std::string(axis + 1, ' ');
+            std::string separator(1, ',');
+            separator.append(rank_ - 1 - axis, '\n');
+            separator.append(axis + 1, ' ');
             const auto& shown = shown_[axis];
             for (std::size_t k = 0; k < shown.size(); ++k) {
                 out += k == 0 ? "" : separator;

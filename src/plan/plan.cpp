@@ -131,6 +131,11 @@ Run<T> Plan<T>::forward(const Parameters<T>& parameters,
 }
 
 template <Element T>
+Run<T> Plan<T>::forward() const {
+    return forward(entry().network().parameters());
+}
+
+template <Element T>
 Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const {
     const detail::PlanState<T>& plan = *state_;
     const std::vector<const Tensor<T>*> sources = gather_sources(plan, parameters, feeds);

@@ -56,6 +56,8 @@ public:
     Run<T> forward(const Parameters<T>& parameters,
                    std::initializer_list<Feed<T>> feeds = {}) const;
     Run<T> forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
+    // Runs the schedule on the network's recorded parameters and inputs.
+    Run<T> forward() const;
 
     // Elements alive at each scheduled position (see docs/guide/entries-and-plans.md).
     const std::vector<std::size_t>& live_series() const;
