@@ -4,7 +4,11 @@ include(CMakePackageConfigHelpers)
 
 set(TOPOS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/topos)
 
-install(TARGETS topos
+set(topos_installed_targets topos)
+if(TOPOS_HAS_DISTRIBUTED)
+    list(APPEND topos_installed_targets topos_distributed)
+endif()
+install(TARGETS ${topos_installed_targets}
     EXPORT toposTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -57,8 +57,10 @@ GROUPS = [
     ("Data", [
         "data/generator.hpp", "data/batches.hpp", "data/dataset.hpp", "data/loader.hpp",
         "data/progress.hpp", "data/*"]),
+    ("Training across processes (topos::distributed, on MPI)", [
+        "distributed/communicator.hpp", "distributed/data_parallel.hpp"]),
 ]
-COVERED = ["model", "data"]
+COVERED = ["model", "data", "distributed"]
 
 # Whole comments up to this many characters are shown whole.
 SHORT = 160

@@ -31,6 +31,7 @@ LAYERS = [
     ("emission", ["emit"]),
     ("model", ["model"]),
     ("data", ["data"]),
+    ("distributed", ["distributed"]),
 ]
 
 # Includes that may run upward, each with its reason. Empty, and it should stay

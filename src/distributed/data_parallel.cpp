@@ -1,0 +1,68 @@
+#include <topos/distributed/data_parallel.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace topos::distributed {
+
+template <Element T>
+data::BatchRange DataParallel<T>::shard(std::size_t rows) const {
+    const auto ranks = static_cast<std::size_t>(world_.size());
+    const auto me = static_cast<std::size_t>(world_.rank());
+    const std::size_t base = rows / ranks;
+    const std::size_t longer = rows % ranks;
+    return {me * base + (me < longer ? me : longer), base + (me < longer ? 1 : 0)};
+}
+
+template <Element T>
+ValueAndGradients<T> DataParallel<T>::value_and_gradients(const Parameters<T>& parameters,
+                                                          std::span<const Tensor<T>> inputs) const {
+    if (inputs.empty() || inputs.front().shape().rank() == 0) {
+        throw Error("a data-parallel step needs inputs whose first axis is the batch");
+    }
+    const std::size_t rows = inputs.front().shape()[0];
+    if (rows < static_cast<std::size_t>(world_.size())) {
+        throw Error("a global batch of " + std::to_string(rows) + " rows cannot be shared among " +
+                    std::to_string(world_.size()) + " ranks: give each rank a row at least");
+    }
+    const data::BatchRange mine = shard(rows);
+    std::vector<Tensor<T>> local;
+    for (const Tensor<T>& input : inputs) {
+        if (input.shape().rank() == 0 || input.shape()[0] != rows) {
+            throw Error("every input of a data-parallel step has the batch's " +
+                        std::to_string(rows) + " rows first; one is " + input.shape().str());
+        }
+        local.push_back(input.narrow(0, mine.start, mine.count));
+    }
+    const ValueAndGradients<T> step = loss_.value_and_gradients(parameters, local);
+    // This rank's share of the global mean: n_r / B, exact when it is a power of two.
+    const auto weight = static_cast<T>(static_cast<double>(mine.count) / static_cast<double>(rows));
+    std::size_t elements = 1;
+    for (const Tensor<T>& gradient : step.gradients.values()) {
+        elements += gradient.elements();
+    }
+    std::vector<T> buffer(elements);
+    buffer.front() = step.value.item() * weight;
+    auto next = buffer.begin() + 1;
+    for (const Tensor<T>& gradient : step.gradients.values()) {
+        next = std::transform(
+            gradient.data().begin(), gradient.data().end(), next, [weight](T element) {
+                return element * weight;
+            });
+    }
+    const std::vector<T> summed = world_.all_reduce(std::span<const T>(buffer));
+    std::vector<Tensor<T>> gradients;
+    std::size_t offset = 1;
+    for (const Tensor<T>& gradient : step.gradients.values()) {
+        gradients.emplace_back(gradient.shape(),
+                               std::span<const T>(summed).subspan(offset, gradient.elements()));
+        offset += gradient.elements();
+    }
+    return {Tensor<T>(summed.front()), step.gradients.with_values(std::move(gradients))};
+}
+
+template class DataParallel<float>;
+template class DataParallel<double>;
+
+}  // namespace topos::distributed

@@ -1,0 +1,290 @@
+// The collectives, run under mpirun with 1 to 4 ranks (tests/distributed/
+// CMakeLists.txt): their sums are taken in rank order, every rank gets the same
+// bits, and ranks that disagree on what they pass all fail with a message.
+#include <topos/distributed.hpp>
+#include <topos/topos.hpp>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace topos::distributed {
+namespace {
+
+// What rank `rank` contributes at element `i`: magnitudes far apart, so that
+// another order of the additions gives other bits.
+float contribution(int rank, std::size_t i) {
+    const float scale = (rank % 2 == 0) ? 1e8F : 1.0F;
+    return scale * init::uniform(static_cast<std::uint64_t>(rank), -1.0, 1.0)
+                       .make<float>(Shape{i + 1})
+                       .data()[i];
+}
+
+// Every rank's 64-bit word, gathered.
+std::vector<std::uint64_t> gathered(const Communicator& world, std::uint64_t word) {
+    std::vector<std::uint64_t> words(static_cast<std::size_t>(world.size()));
+    MPI_Allgather(&word, 1, MPI_UINT64_T, words.data(), 1, MPI_UINT64_T, world.handle());
+    return words;
+}
+
+template <Element T>
+std::uint64_t digest_of(std::span<const T> values) {
+    std::uint64_t digest = 14695981039346656037ull;
+    for (const T value : values) {
+        if constexpr (sizeof(T) == 4) {
+            digest = (digest ^ std::bit_cast<std::uint32_t>(value)) * 1099511628211ull;
+        } else {
+            digest = (digest ^ std::bit_cast<std::uint64_t>(value)) * 1099511628211ull;
+        }
+    }
+    return digest;
+}
+
+template <Element T>
+std::uint64_t digest_of(const Parameters<T>& parameters) {
+    std::uint64_t digest = 0;
+    for (const Tensor<T>& value : parameters.values()) {
+        digest = digest * 31 + digest_of(value.data());
+    }
+    return digest;
+}
+
+// Two parameter slots, [2, 3] and [3], in a sealed network.
+Network<double> two_slot_network() {
+    Tape<double> tape;
+    const auto w = tape.parameter(init::uniform(1, -1.0, 1.0).make<double>(Shape{2, 3}));
+    const auto b = tape.parameter(init::uniform(2, -1.0, 1.0).make<double>(Shape{3}));
+    (void)(w.sum() + b.sum());
+    return std::move(tape).into_network();
+}
+
+TEST(Communicator, TheWorldHoldsEveryRankOnce) {
+    const Communicator world;
+    ASSERT_GE(world.size(), 1);
+    std::vector<std::uint64_t> ranks = gathered(world, static_cast<std::uint64_t>(world.rank()));
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        EXPECT_EQ(ranks[r], r);
+    }
+}
+
+TEST(Communicator, AllReduceAddsTheRanksInRankOrderWithTheSameBitsEverywhere) {
+    const Communicator world;
+    constexpr std::size_t count = 1001;  // not a multiple of the ranks: uneven chunks
+    std::vector<float> mine(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        mine[i] = contribution(world.rank(), i);
+    }
+    const std::vector<float> summed = world.all_reduce(std::span<const float>(mine));
+    ASSERT_EQ(summed.size(), count);
+    for (std::size_t i = 0; i < count; ++i) {
+        float expected = contribution(0, i);
+        for (int r = 1; r < world.size(); ++r) {
+            expected += contribution(r, i);
+        }
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(summed[i]), std::bit_cast<std::uint32_t>(expected))
+            << "element " << i << ": " << summed[i] << " against " << expected;
+    }
+    const std::vector<std::uint64_t> digests =
+        gathered(world, digest_of(std::span<const float>(summed)));
+    for (const std::uint64_t digest : digests) {
+        EXPECT_EQ(digest, digests.front());
+    }
+}
+
+TEST(Communicator, AllReduceReportsTheBytesARingWouldSend) {
+    const Communicator world;
+    const std::vector<double> ones(400, 1.0);
+    const std::vector<double> summed = world.all_reduce(std::span<const double>(ones));
+    EXPECT_EQ(summed.front(), static_cast<double>(world.size()));
+    const auto ranks = static_cast<std::uint64_t>(world.size());
+    // Each rank sends all but its own chunk once, then its chunk to every other rank.
+    const std::uint64_t mine = 400 * (static_cast<std::uint64_t>(world.rank()) + 1) / ranks -
+                               400 * static_cast<std::uint64_t>(world.rank()) / ranks;
+    EXPECT_EQ(world.last_bytes_sent(), ((400 - mine) + mine * (ranks - 1)) * sizeof(double));
+}
+
+TEST(Communicator, AllReduceOfParametersSumsSlotBySlotAndKeepsTheirShapes) {
+    const Communicator world;
+    const Network<double> network = two_slot_network();
+    const Parameters<double> parameters = network.parameters();
+    const Parameters<double> summed = world.all_reduce(parameters);
+    ASSERT_EQ(summed.values().size(), 2U);
+    for (std::size_t slot = 0; slot < 2; ++slot) {
+        const Tensor<double>& before = parameters.values()[slot];
+        const Tensor<double>& after = summed.values()[slot];
+        ASSERT_EQ(after.shape(), before.shape());
+        for (std::size_t i = 0; i < before.elements(); ++i) {
+            double expected = before.data()[i];
+            for (int r = 1; r < world.size(); ++r) {
+                expected += before.data()[i];
+            }
+            EXPECT_EQ(after.data()[i], expected);
+        }
+    }
+}
+
+TEST(Communicator, BroadcastGivesEveryRankTheRootsParameters) {
+    const Communicator world;
+    const Network<double> network = two_slot_network();
+    const Parameters<double> recorded_parameters = network.parameters();
+    for (const int root : {0, world.size() - 1}) {
+        std::vector<Tensor<double>> own;
+        for (const Tensor<double>& value : recorded_parameters.values()) {
+            own.push_back(value + Tensor<double>(static_cast<double>(world.rank())));
+        }
+        const Parameters<double> received =
+            world.broadcast(recorded_parameters.with_values(std::move(own)), root);
+        for (std::size_t slot = 0; slot < 2; ++slot) {
+            const Tensor<double>& recorded = recorded_parameters.values()[slot];
+            for (std::size_t i = 0; i < recorded.elements(); ++i) {
+                EXPECT_EQ(received.values()[slot].data()[i],
+                          recorded.data()[i] + static_cast<double>(root));
+            }
+        }
+    }
+}
+
+TEST(Communicator, RanksThatPassDifferentCountsAllThrowNamingEachCount) {
+    const Communicator world;
+    if (world.size() == 1) {
+        GTEST_SKIP() << "needs two ranks or more";
+    }
+    const std::vector<float> values(static_cast<std::size_t>(world.rank()) + 1, 1.0F);
+    try {
+        (void)world.all_reduce(std::span<const float>(values));
+        FAIL() << "all_reduce of different counts returned";
+    } catch (const CommunicationError& error) {
+        EXPECT_NE(std::string(error.what()).find("the ranks disagree on the number of elements"),
+                  std::string::npos)
+            << error.what();
+        EXPECT_NE(std::string(error.what()).find("rank 1 has 2"), std::string::npos)
+            << error.what();
+    }
+}
+
+TEST(Communicator, RanksWithParametersOfOtherShapesAllThrowBeforeBroadcasting) {
+    const Communicator world;
+    if (world.size() == 1) {
+        GTEST_SKIP() << "needs two ranks or more";
+    }
+    Tape<float> tape;
+    (void)tape.parameter(Tensor<float>::filled(Shape{world.rank() == 0 ? 2U : 3U}, 1.0F));
+    const Network<float> network = std::move(tape).into_network();
+    EXPECT_THROW((void)world.broadcast(network.parameters()), CommunicationError);
+}
+
+TEST(Communicator, ABroadcastRootOutsideTheGroupIsRefused) {
+    const Communicator world;
+    const Network<double> network = two_slot_network();
+    EXPECT_THROW((void)world.broadcast(network.parameters(), world.size()), CommunicationError);
+    EXPECT_THROW((void)world.broadcast(network.parameters(), -1), CommunicationError);
+}
+
+TEST(Communicator, ASplitOfTheWorldSumsWithinItsOwnGroup) {
+    const Communicator world;
+    MPI_Comm halves = MPI_COMM_NULL;
+    ASSERT_EQ(MPI_Comm_split(world.handle(), world.rank() % 2, world.rank(), &halves), MPI_SUCCESS);
+    {
+        const Communicator half(halves);
+        const std::vector<double> rank{static_cast<double>(world.rank())};
+        double expected = 0;
+        for (int r = world.rank() % 2; r < world.size(); r += 2) {
+            expected += r;
+        }
+        EXPECT_EQ(half.all_reduce(std::span<const double>(rank)).front(), expected);
+        EXPECT_EQ(half.size(), (world.size() + 1 - world.rank() % 2) / 2);
+    }
+    MPI_Comm_free(&halves);
+}
+
+// A data-parallel step: a 4-5-3 MLP and cross-entropy, in double.
+struct Classifier {
+    Tape<double> tape;
+    Mlp<double> mlp{tape, {4, 5, 3}, Activation::Tanh, init::xavier(7)};
+    Network<double> model = std::move(tape).into_network();
+    Function<double> loss{model,
+                          [this](const Value<double>& x, const Value<double>& y) {
+                              return cross_entropy(mlp.express(x), y);
+                          },
+                          {Argument::Real, Argument::Indices}};
+};
+
+Tensor<double> labels_of(std::size_t rows) {
+    std::vector<double> labels(rows);
+    for (std::size_t i = 0; i < rows; ++i) {
+        labels[i] = static_cast<double>((i * 7) % 3);
+    }
+    return Tensor<double>(Shape{rows}, labels);
+}
+
+TEST(DataParallel, ShardsCoverTheGlobalBatchInRankOrderAndDifferByARowAtMost) {
+    const Communicator world;
+    Classifier classifier;
+    const DataParallel<double> parallel(world, classifier.loss);
+    for (const std::size_t rows : {static_cast<std::size_t>(world.size()), 10UL, 61UL}) {
+        const data::BatchRange mine = parallel.shard(rows);
+        const std::vector<std::uint64_t> starts = gathered(world, mine.start);
+        const std::vector<std::uint64_t> counts = gathered(world, mine.count);
+        std::uint64_t next = 0;
+        for (std::size_t r = 0; r < starts.size(); ++r) {
+            EXPECT_EQ(starts[r], next);
+            EXPECT_LE(counts.front() - counts[r], 1U);
+            next += counts[r];
+        }
+        EXPECT_EQ(next, rows);
+    }
+}
+
+TEST(DataParallel, TheStepMatchesOneProcessOnTheGlobalBatchAndIsTheSameOnEveryRank) {
+    const Communicator world;
+    Classifier classifier;
+    const DataParallel<double> parallel(world, classifier.loss);
+    constexpr std::size_t rows = 37;
+    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
+    const Tensor<double> y = labels_of(rows);
+    const Parameters<double> parameters = classifier.model.parameters();
+
+    const auto [value, gradients] = parallel.value_and_gradients(parameters, x, y);
+    const auto [one_value, one_gradients] = classifier.loss.value_and_gradients(parameters, x, y);
+    // Both are means of 37 row losses, added in another order and weighted by
+    // n_r / 37 per rank: a few units in the last place of double.
+    constexpr double tolerance = 1e-14;
+    EXPECT_NEAR(value.item(), one_value.item(), tolerance * std::abs(one_value.item()));
+    for (std::size_t slot = 0; slot < gradients.values().size(); ++slot) {
+        const Tensor<double>& got = gradients.values()[slot];
+        const Tensor<double>& want = one_gradients.values()[slot];
+        ASSERT_EQ(got.shape(), want.shape());
+        for (std::size_t i = 0; i < got.elements(); ++i) {
+            EXPECT_NEAR(got.data()[i], want.data()[i], 1e-14 + tolerance * std::abs(want.data()[i]))
+                << "slot " << slot << ", element " << i;
+        }
+    }
+    if (world.size() == 1) {
+        EXPECT_EQ(digest_of(gradients), digest_of(one_gradients));
+    }
+    const std::vector<std::uint64_t> digests =
+        gathered(world, digest_of(gradients) ^ digest_of(value.data()));
+    for (const std::uint64_t digest : digests) {
+        EXPECT_EQ(digest, digests.front());
+    }
+    if (world.size() > 1) {
+        EXPECT_GT(parallel.bytes_per_step(), 0U);
+    }
+}
+
+TEST(DataParallel, AGlobalBatchWithFewerRowsThanRanksIsRefused) {
+    const Communicator world;
+    if (world.size() == 1) {
+        GTEST_SKIP() << "needs two ranks or more";
+    }
+    Classifier classifier;
+    const DataParallel<double> parallel(world, classifier.loss);
+    const Tensor<double> x = Tensor<double>::filled(Shape{1, 4}, 0.5);
+    EXPECT_THROW((void)parallel.value_and_gradients(classifier.model.parameters(), x, labels_of(1)),
+                 Error);
+}
+
+}  // namespace
+}  // namespace topos::distributed
