@@ -1,11 +1,17 @@
-# Runs PROGRAM and compares its standard output with the file GOLDEN.
+# Runs PROGRAM (with `--report REPORT` when REPORT is set: a gallery example
+# that writes its HTML report there) and compares its standard output with the
+# file GOLDEN.
 # With the environment variable TOPOS_UPDATE_GOLDEN=1 it rewrites GOLDEN instead.
 # MASK, when set, is a regular expression for what differs from run to run
 # (timings), with one group for the text to keep: every match is replaced by
 # `~` and that group before the output is compared or written, so the golden
 # file holds only what is reproducible ("1234 examples/s" with the mask
 # "[0-9]+( examples/s)" becomes "~ examples/s").
-execute_process(COMMAND ${PROGRAM}
+set(arguments)
+if(NOT "${REPORT}" STREQUAL "")
+    set(arguments --report ${REPORT})
+endif()
+execute_process(COMMAND ${PROGRAM} ${arguments}
     OUTPUT_VARIABLE output
     RESULT_VARIABLE status)
 if(NOT status EQUAL 0)

@@ -59,8 +59,11 @@ GROUPS = [
         "data/progress.hpp", "data/*"]),
     ("Training across processes (topos::distributed, on MPI)", [
         "distributed/communicator.hpp", "distributed/data_parallel.hpp"]),
+    ("Reading a computation: pictures, charts, cards, reports (topos::show)", [
+        "show/graph.hpp", "show/picture.hpp", "show/plot.hpp", "show/card.hpp",
+        "show/report.hpp", "show/html.hpp"]),
 ]
-COVERED = ["model", "data", "distributed"]
+COVERED = ["model", "data", "distributed", "show"]
 
 # Whole comments up to this many characters are shown whole.
 SHORT = 160

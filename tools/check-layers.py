@@ -32,6 +32,7 @@ LAYERS = [
     ("model", ["model"]),
     ("data", ["data"]),
     ("distributed", ["distributed"]),
+    ("presentation", ["show"]),
 ]
 
 # Includes that may run upward, each with its reason. Empty, and it should stay

@@ -8,6 +8,7 @@
 // With --check-decode it only checks, on an untrained model, that the decode
 // step's logits agree with the full-context ones at every position.
 #include "support/decode.hpp"
+#include "support/report.hpp"
 #include "support/words.hpp"
 #include <topos/topos.hpp>
 
@@ -150,7 +151,8 @@ topos::Plan<float> lower(const Model& model, std::vector<Symbol> roots) {
 
 topos::Parameters<float> train(const Model& model,
                                const std::vector<float>& stream,
-                               std::size_t steps) {
+                               std::size_t steps,
+                               gallery::TrainingReport& report) {
     const auto plan = lower(model, model.adjoints.roots());
     const topos::optim::AdamW adamw({.learning_rate = 3e-3, .weight_decay = 0.01});
     const topos::optim::WarmupCosine schedule(3e-3, 100, steps, 3e-4);
@@ -173,6 +175,7 @@ topos::Parameters<float> train(const Model& model,
         progress.update(step, run.of(model.adjoints.target()).scalar(), batch);
     }
     progress.finish();
+    report.losses("cross-entropy", progress.losses());
     return parameters;
 }
 
@@ -315,10 +318,11 @@ int main(int argc, char** argv) {
                    ? 0
                    : 1;
     }
+    gallery::TrainingReport report("A character-level transformer", argc, argv);
     std::cout << model.network.parameters().size() << " parameter tensors, "
               << corpus.training.size() << " training tokens, " << corpus.validation.size()
               << " validation tokens\n\n";
-    const auto parameters = train(model, corpus.training, 1500);
+    const auto parameters = train(model, corpus.training, 1500, report);
     const auto validation = lower(model, {model.validation_loss})
                                 .forward(parameters, {})
                                 .of(model.validation_loss)
@@ -328,5 +332,7 @@ int main(int argc, char** argv) {
     const bool agree =
         report_agreement(decode_disagreement(model, parameters, a_window(corpus.validation)));
     sample_words(model, parameters, corpus);
+    report.add("The decode step's plan", topos::show::card(decode_plan(model)));
+    report.finish();
     return agree ? 0 : 1;
 }

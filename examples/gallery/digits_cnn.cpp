@@ -7,12 +7,14 @@
 // kernels; it is evaluated through a second export that reads the BatchNorm
 // running statistics as inputs. The ensemble averages the members' softmax.
 #include "support/classifier.hpp"
+#include "support/report.hpp"
 #include <topos/topos.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
 #include <optional>
+#include <string>
 
 // See digits_mlp.cpp: the held-out digits are other people's handwriting.
 constexpr double required_accuracy = 0.97;
@@ -25,7 +27,8 @@ constexpr std::size_t features = second_channels * 2 * 2;  // after two poolings
 // returns its test logits.
 topos::Tensor<float> trained_member(std::size_t member,
                                     const gallery::Digits& training,
-                                    const gallery::Digits& test) {
+                                    const gallery::Digits& test,
+                                    gallery::TrainingReport& report) {
     using namespace gallery;
     const std::uint64_t seed = 10 * member;
     const Recipe recipe{
@@ -67,14 +70,23 @@ topos::Tensor<float> trained_member(std::size_t member,
                          recipe,
                          {.epochs = 30, .learning_rate = 0.003, .shuffle_seed = seed + 7},
                          training);
+    report.losses("member " + std::to_string(member + 1), trained.losses);
+    if (member == 0) {
+        report.add("Member 1's network", topos::show::card(classifier.network));
+    }
     return test_logits(classifier, trained);
 }
 
-int main() {
+int main(int argc, char** argv) {
     using namespace gallery;
+    TrainingReport report("The digits CNN", argc, argv);
     const Digits training = training_digits();
     const Digits test = test_digits();
-    const auto member = [&](std::size_t member) { return trained_member(member, training, test); };
+    const auto member = [&](std::size_t member) {
+        return trained_member(member, training, test, report);
+    };
     const double measured = ensemble_accuracy(members, member, test);
-    return report_accuracy(measured, required_accuracy) ? 0 : 1;
+    const bool reached = report_accuracy(measured, required_accuracy);
+    report.finish();
+    return reached ? 0 : 1;
 }

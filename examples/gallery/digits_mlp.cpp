@@ -7,11 +7,13 @@
 // through a second export of the same network, which reads the BatchNorm
 // running statistics as inputs. The ensemble averages the members' softmax.
 #include "support/classifier.hpp"
+#include "support/report.hpp"
 #include <topos/topos.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
+#include <string>
 
 // The held-out digits are written by other people than the training ones: a
 // 1-nearest-neighbour classifier reaches 94.6% on this split.
@@ -22,7 +24,8 @@ constexpr std::size_t members = 3;
 // returns its test logits.
 topos::Tensor<float> trained_member(std::size_t member,
                                     const gallery::Digits& training,
-                                    const gallery::Digits& test) {
+                                    const gallery::Digits& test,
+                                    gallery::TrainingReport& report) {
     using namespace gallery;
     const std::uint64_t seed = 10 * member;
     const Recipe recipe{
@@ -57,14 +60,23 @@ topos::Tensor<float> trained_member(std::size_t member,
                          recipe,
                          {.epochs = 40, .learning_rate = 0.003, .shuffle_seed = seed + 7},
                          training);
+    report.losses("member " + std::to_string(member + 1), trained.losses);
+    if (member == 0) {
+        report.add("Member 1's network", topos::show::card(classifier.network));
+    }
     return test_logits(classifier, trained);
 }
 
-int main() {
+int main(int argc, char** argv) {
     using namespace gallery;
+    TrainingReport report("The digits MLP", argc, argv);
     const Digits training = training_digits();
     const Digits test = test_digits();
-    const auto member = [&](std::size_t member) { return trained_member(member, training, test); };
+    const auto member = [&](std::size_t member) {
+        return trained_member(member, training, test, report);
+    };
     const double measured = ensemble_accuracy(members, member, test);
-    return report_accuracy(measured, required_accuracy) ? 0 : 1;
+    const bool reached = report_accuracy(measured, required_accuracy);
+    report.finish();
+    return reached ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 // from y = x . (2, -3, 0.5, 1) + 4 + noise, fitted by full-batch gradient
 // descent on the mean squared error through a compiled plan. The fit is
 // compared with the least-squares solution of the normal equations.
+#include "support/report.hpp"
 #include <topos/topos.hpp>
 
 #include <array>
@@ -87,7 +88,8 @@ void print_row(const char* name, double truth, double exact, double fitted) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    gallery::TrainingReport report("Linear regression by gradient descent", argc, argv);
     const Data data = draw_data();
     topos::Tape<double> tape;
     const topos::Linear<double> linear(tape, features, 1, topos::init::zeros());
@@ -124,5 +126,9 @@ int main() {
     const bool converged = largest_gap < 1e-6;
     std::cout << "gradient descent within 1e-6 of least squares: " << (converged ? "yes" : "no")
               << '\n';
+    report.losses("mean squared error", progress.losses());
+    report.add("The plan", topos::show::card(plan));
+    report.add("The fitted parameters", topos::show::card(parameters));
+    report.finish();
     return converged ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 // Fahrenheit, learned from a table of seven readings one reading per step
 // (stochastic gradient descent). Each step runs a compiled plan of the
 // recorded loss and its recorded derivative.
+#include "support/report.hpp"
 #include <topos/topos.hpp>
 
 #include <array>
@@ -20,7 +21,8 @@ constexpr std::array<Reading, 7> readings{
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    gallery::TrainingReport report("Celsius to Fahrenheit, one reading at a time", argc, argv);
     topos::Tape<double> tape;
     auto weight = tape.parameter(0.0);
     auto bias = tape.parameter(0.0);
@@ -54,5 +56,9 @@ int main() {
     const bool close = std::abs(w - 1.8) < 1e-3 && std::abs(b - 32) < 1e-2;
     std::cout << "within 0.001 of the slope and 0.01 of the offset: " << (close ? "yes" : "no")
               << '\n';
+    report.losses("squared error", progress.losses());
+    report.add("The plan", topos::show::card(plan));
+    report.add("The network, its derivative shaded", topos::show::graph(network, adjoints));
+    report.finish();
     return close ? 0 : 1;
 }

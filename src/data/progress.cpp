@@ -72,6 +72,7 @@ std::string Progress::line(std::size_t step, double loss, bool timings) const {
 void Progress::update(std::size_t step, double loss, std::size_t examples) {
     examples_ += examples;
     ++done_;
+    losses_.push_back(loss);
     const bool last = step + 1 == steps_;
     if (!in_place_ && step % every_ != 0 && !last) {
         return;

@@ -31,6 +31,12 @@ const Tensor<T>& Run<T>::of(Symbol node) const {
 }
 
 template <Element T>
+bool Run<T>::readable(Symbol node) const {
+    const Node& found = network_->spec.node(node, "Run::readable");
+    return layout_->readable[found.index()];
+}
+
+template <Element T>
 Field<T>::Field(std::shared_ptr<const detail::NetworkState<T>> network,
                 std::vector<Tensor<T>> adjoints,
                 std::vector<bool> reached)
@@ -43,6 +49,16 @@ Tensor<T> Field<T>::of(Symbol node) const {
         return adjoints_[found.index()];
     }
     return Tensor<T>::filled(found.shape(), T{0});
+}
+
+template <Element T>
+bool Field<T>::reached(Symbol node) const {
+    return reached_[network_->spec.node(node, "Field::reached").index()];
+}
+
+template <Element T>
+Network<T> Field<T>::network() const {
+    return detail::GraphAccess::network<T>(network_);
 }
 
 template <Element T>

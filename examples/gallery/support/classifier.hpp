@@ -127,6 +127,7 @@ struct Schedule {
 struct Trained {
     topos::Parameters<float> parameters;
     std::vector<topos::RunningStatistics<float>> running_statistics;  // one per BatchNorm layer
+    std::vector<double> losses;                                       // one per step
 };
 
 // What a training step's plan returns: the loss, the gradients, the batch statistics.
@@ -182,7 +183,7 @@ inline Trained train_classifier(const Classifier& classifier,
     const std::size_t per_epoch = training.count() / recipe.batch;
     const std::size_t steps = schedule.epochs * per_epoch;
     const topos::optim::WarmupCosine learning_rate(schedule.learning_rate, 0, steps);
-    Trained trained{classifier.network.parameters(), {}};
+    Trained trained{classifier.network.parameters(), {}, {}};
     for (const BatchStatistics& layer : classifier.batch_statistics) {
         trained.running_statistics.push_back(layer.layer->start());
     }
@@ -209,6 +210,7 @@ inline Trained train_classifier(const Classifier& classifier,
         }
     }
     progress.finish();
+    trained.losses = progress.losses();
     return trained;
 }
 

@@ -10,6 +10,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace topos::data {
 
@@ -34,6 +35,9 @@ public:
     // Seconds since it was made.
     double seconds() const;
 
+    // Every loss update was given, in order: the loop's loss curve.
+    const std::vector<double>& losses() const { return losses_; }
+
     // The line update would print after `step`, without the timing fields when
     // `timings` is false.
     std::string line(std::size_t step, double loss, bool timings = true) const;
@@ -45,6 +49,7 @@ private:
     bool in_place_;
     std::size_t examples_ = 0;
     std::size_t done_ = 0;
+    std::vector<double> losses_;
     std::chrono::steady_clock::time_point started_;
 };
 

@@ -38,6 +38,12 @@ public:
     // d target / d node. A node the target does not depend on gets zeros of its shape.
     Tensor<T> of(Symbol node) const;
 
+    // Whether the reverse scan reached `node` (a node it did not reach reads as zeros).
+    bool reached(Symbol node) const;
+
+    // The network this field's adjoints belong to.
+    Network<T> network() const;
+
     // The adjoints of the network's parameters, slot for slot (zeros where the
     // target does not depend on a parameter), ready for Parameters::step.
     Parameters<T> parameters(const Parameters<T>& like) const;
@@ -60,6 +66,10 @@ public:
     // The value computed for `node`. Throws ReadError when the run's declaration
     // does not make it readable, SymbolError when it names another network's node.
     const Tensor<T>& of(Symbol node) const;
+
+    // Whether `node` is readable in this run: declared by its entry, or any
+    // node of a run of Network::forward.
+    bool readable(Symbol node) const;
 
     // The engine reverse scan from a rank-0 target: every node's adjoint, with the
     // contributions of a value's several readers summed in reader order. Throws

@@ -1,0 +1,262 @@
+// show::card of a Tensor: the describe() header, statistics over the finite
+// elements, then the payload: the value alone at rank 0, a table shaded by value
+// when small, a histogram of the finite values when large. The markup grows
+// with at most 400 cells or 20 bars, never with the element count.
+#include <topos/show/card.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace topos::show {
+namespace {
+
+constexpr std::size_t table_limit = 400;
+constexpr std::size_t histogram_bins = 20;
+constexpr int histogram_width = 400;
+constexpr int histogram_height = 100;
+constexpr int bar_width = histogram_width / static_cast<int>(histogram_bins);
+
+template <Element T>
+constexpr std::string_view type_name() {
+    return std::is_same_v<T, float> ? "float" : "double";
+}
+
+// The shortest decimal that reads back as `value` in T (as Tensor::str writes it).
+template <Element T>
+std::string shortest(T value) {
+    std::array<char, 64> buffer{};
+    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    return {buffer.data(), result.ptr};
+}
+
+// A derived quantity (a mean, a bin edge): six significant digits.
+std::string rounded(double value) {
+    std::array<char, 64> buffer{};
+    const auto result = std::to_chars(
+        buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
+    return {buffer.data(), result.ptr};
+}
+
+template <Element T>
+struct Statistics {
+    std::size_t finite = 0;
+    std::size_t nan = 0;
+    std::size_t infinite = 0;
+    T min = 0;
+    T max = 0;
+    double mean = 0;
+};
+
+template <Element T>
+Statistics<T> statistics(std::span<const T> values) {
+    Statistics<T> result;
+    // long double: a sum of large finite doubles must not overflow to infinity.
+    long double sum = 0;
+    for (const T value : values) {
+        if (std::isnan(value)) {
+            ++result.nan;
+        } else if (std::isinf(value)) {
+            ++result.infinite;
+        } else {
+            result.min = result.finite == 0 ? value : std::min(result.min, value);
+            result.max = result.finite == 0 ? value : std::max(result.max, value);
+            sum += value;
+            ++result.finite;
+        }
+    }
+    if (result.finite > 0) {
+        result.mean = static_cast<double>(sum / static_cast<long double>(result.finite));
+    }
+    return result;
+}
+
+std::string stat(std::string_view name, const std::string& value) {
+    return "<span class=\"topos-stat\">" + std::string(name) + " <b>" + value + "</b></span>";
+}
+
+template <Element T>
+std::string statistics_line(const Statistics<T>& stats, std::size_t elements) {
+    std::string line = "<p class=\"topos-stats\">" + stat("elements", std::to_string(elements));
+    if (stats.finite > 0) {
+        line += stat("min", shortest(stats.min)) + stat("max", shortest(stats.max)) +
+                stat("mean", rounded(stats.mean));
+    } else {
+        line += "<span class=\"topos-stat\">no finite elements</span>";
+    }
+    if (stats.nan > 0) {
+        line += stat("NaN", std::to_string(stats.nan));
+    }
+    if (stats.infinite > 0) {
+        line += stat("infinite", std::to_string(stats.infinite));
+    }
+    return line + "</p>";
+}
+
+// Two decimals: an opacity.
+std::string two_decimals(double value) {
+    std::array<char, 32> buffer{};
+    const auto result = std::to_chars(
+        buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, 2);
+    return {buffer.data(), result.ptr};
+}
+
+// A diverging scale: blue at the minimum, clear in the middle, red at the maximum.
+template <Element T>
+std::string shade(T value, const Statistics<T>& stats) {
+    const long double span = static_cast<long double>(stats.max) - stats.min;
+    const double fraction =
+        span > 0 ? static_cast<double>((static_cast<long double>(value) - stats.min) / span) : 0.5;
+    const char* colour = fraction < 0.5 ? "33,102,172," : "178,24,43,";
+    return std::string("background:rgba(") + colour +
+           two_decimals(0.6 * std::abs(2 * fraction - 1)) + ")";
+}
+
+template <Element T>
+std::string value_cell(T value, const Statistics<T>& stats) {
+    if (!std::isfinite(value)) {
+        return "<td class=\"nonfinite\">" + shortest(value) + "</td>";
+    }
+    return "<td style=\"" + shade(value, stats) + "\">" + shortest(value) + "</td>";
+}
+
+// `rows` by `columns` values, row-major, with their row and column indices.
+template <Element T>
+std::string value_table(std::span<const T> values,
+                        std::size_t rows,
+                        std::size_t columns,
+                        const Statistics<T>& stats,
+                        const std::string& caption) {
+    std::string table = "<table class=\"topos-values\">";
+    if (!caption.empty()) {
+        table += "<caption>" + escape(caption) + "</caption>";
+    }
+    table += "<tr><th></th>";
+    for (std::size_t column = 0; column < columns; ++column) {
+        table += "<th>" + std::to_string(column) + "</th>";
+    }
+    table += "</tr>";
+    for (std::size_t row = 0; row < rows; ++row) {
+        table += "<tr><th>" + std::to_string(row) + "</th>";
+        for (std::size_t column = 0; column < columns; ++column) {
+            table += value_cell(values[row * columns + column], stats);
+        }
+        table += "</tr>";
+    }
+    return table + "</table>";
+}
+
+// The first matrix of a tensor of rank 3 or more: indices 0 on every leading axis.
+std::string first_matrix_caption(const Shape& shape) {
+    std::string index = "[";
+    for (std::size_t axis = 0; axis + 2 < shape.rank(); ++axis) {
+        index += "0, ";
+    }
+    const std::size_t matrices =
+        shape.elements() / (shape[shape.rank() - 2] * shape[shape.rank() - 1]);
+    return "the first matrix, " + index + ":, :], of " + std::to_string(matrices);
+}
+
+template <Element T>
+std::string small_payload(const Tensor<T>& tensor, const Statistics<T>& stats) {
+    const Shape& shape = tensor.shape();
+    if (shape.rank() == 1) {
+        return value_table(tensor.data(), 1, shape[0], stats, "");
+    }
+    const std::size_t rows = shape[shape.rank() - 2];
+    const std::size_t columns = shape[shape.rank() - 1];
+    const std::string caption = shape.rank() == 2 ? "" : first_matrix_caption(shape);
+    return value_table(tensor.data().first(rows * columns), rows, columns, stats, caption);
+}
+
+template <Element T>
+std::vector<std::size_t> bin_counts(std::span<const T> values, const Statistics<T>& stats) {
+    std::vector<std::size_t> counts(histogram_bins, 0);
+    const long double width = (static_cast<long double>(stats.max) - stats.min) /
+                              static_cast<long double>(histogram_bins);
+    for (const T value : values) {
+        if (!std::isfinite(value)) {
+            continue;
+        }
+        const long double offset = static_cast<long double>(value) - stats.min;
+        const std::size_t bin = width > 0 ? static_cast<std::size_t>(offset / width) : 0;
+        ++counts[std::min(bin, histogram_bins - 1)];
+    }
+    return counts;
+}
+
+std::string bar(std::size_t bin, std::size_t count, std::size_t tallest, double low, double high) {
+    const int height =
+        static_cast<int>(std::lround(static_cast<double>(histogram_height) *
+                                     static_cast<double>(count) / static_cast<double>(tallest)));
+    const int x = static_cast<int>(bin) * bar_width;
+    return "<rect class=\"topos-bar\" x=\"" + std::to_string(x) + "\" y=\"" +
+           std::to_string(histogram_height - height) + "\" width=\"" +
+           std::to_string(bar_width - 1) + "\" height=\"" + std::to_string(height) + "\"><title>" +
+           rounded(low) + " to " + rounded(high) + ": " + std::to_string(count) + "</title></rect>";
+}
+
+template <Element T>
+std::string histogram(const Tensor<T>& tensor, const Statistics<T>& stats) {
+    if (stats.finite == 0) {
+        return "<p class=\"topos-note\">no finite elements to draw</p>";
+    }
+    const std::vector<std::size_t> counts = bin_counts(tensor.data(), stats);
+    const std::size_t tallest = *std::max_element(counts.begin(), counts.end());
+    const double low = static_cast<double>(stats.min);
+    const double width = (static_cast<double>(stats.max) - low) / histogram_bins;
+    std::string svg = "<svg class=\"topos-histogram\" width=\"" + std::to_string(histogram_width) +
+                      "\" height=\"" + std::to_string(histogram_height) + "\" viewBox=\"0 0 " +
+                      std::to_string(histogram_width) + " " + std::to_string(histogram_height) +
+                      "\" role=\"img\"><title>histogram of the " + std::to_string(stats.finite) +
+                      " finite elements in " + std::to_string(histogram_bins) + " bins</title>";
+    for (std::size_t bin = 0; bin < histogram_bins; ++bin) {
+        const double from = low + width * static_cast<double>(bin);
+        svg += bar(bin, counts[bin], tallest, from, from + width);
+    }
+    svg += "</svg>";
+    return "<div class=\"topos-histogram-frame\">" + svg + "<div class=\"topos-range\"><span>" +
+           shortest(stats.min) + "</span><span>" + shortest(stats.max) + "</span></div></div>";
+}
+
+template <Element T>
+std::string scalar(T value) {
+    const char* classes = std::isfinite(value) ? "topos-scalar" : "topos-scalar nonfinite";
+    return std::string("<p class=\"") + classes + "\">" + shortest(value) + "</p>";
+}
+
+template <Element T>
+std::string payload(const Tensor<T>& tensor) {
+    if (tensor.shape().rank() == 0) {
+        return scalar(tensor.data()[0]);
+    }
+    if (tensor.elements() == 0) {
+        return "<p class=\"topos-note\">no elements</p>";
+    }
+    const Statistics<T> stats = statistics(tensor.data());
+    const std::string body =
+        tensor.elements() <= table_limit ? small_payload(tensor, stats) : histogram(tensor, stats);
+    return statistics_line(stats, tensor.elements()) + body;
+}
+
+}  // namespace
+
+template <Element T>
+Html card(const Tensor<T>& tensor) {
+    const std::string header =
+        "Tensor<" + std::string(type_name<T>()) + "> " + tensor.shape().str();
+    return Html("<div class=\"topos-card topos-tensor\"><div class=\"topos-card-header\">" +
+                escape(header) + "</div>" + payload(tensor) + "</div>");
+}
+
+template Html card(const Tensor<float>&);
+template Html card(const Tensor<double>&);
+
+}  // namespace topos::show
