@@ -3,7 +3,8 @@
 // picture), then the live volume of a training plan against an inference plan
 // as a terminal chart. The text goes to standard output;
 //   reading --report PATH    also writes every reading as a self-contained HTML report,
-//   reading --figures DIR    writes the pictures and charts as SVG files (the site's).
+//   reading --figures DIR    writes the pictures (DOT, and SVG with Graphviz) and the
+//                            live-volume chart (SVG): the site's figures.
 #include <topos/show.hpp>
 #include <topos/topos.hpp>
 
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -55,6 +58,17 @@ TwoPlans record_two_plans() {
     const Symbol loss_symbol = loss;
     const auto network = std::move(tape).into_network();
     return {network.entry(adjoints.roots()).lower(), network.entry({loss_symbol}).lower()};
+}
+
+// The seeds' convolution and pooling network, whose plan elects two patterns.
+topos::Plan<float> convolution_plan() {
+    Tape<float> tape;
+    auto image = tape.input(topos::init::normal(1, 1.0)(topos::Shape{1, 1, 6, 6}));
+    auto filters = tape.parameter(topos::init::normal(2, 0.3)(topos::Shape{2, 1, 3, 3}));
+    auto bias = tape.parameter(Tensor<float>::filled(topos::Shape{2}, 0.0f));
+    auto pooled = topos::max_pool(topos::conv2d(image, filters, bias, 1, 0).relu(), 2, 2);
+    const Symbol loss = pooled.sum();
+    return std::move(tape).into_network().entry({loss}).lower();
 }
 
 void heading(const std::string& title) {
@@ -121,13 +135,19 @@ int main(int argc, char** argv) {
     std::cout << live.text(72, 18) << '\n';
 
     if (!options.figures.empty()) {
+        const topos::Plan<float> fused = convolution_plan();
+        const std::vector<std::pair<std::string, show::Picture>> pictures{
+            {"walkthrough-plan", picture},
+            {"walkthrough-derivative", derived},
+            {"convolution-plan", show::graph(fused)},
+            {"convolution-plan-collapsed", show::graph(fused, {.collapse_patterns = true})}};
         std::filesystem::create_directories(options.figures);
         write_file(options.figures / "live-volume.svg", live.svg());
-        write_file(options.figures / "walkthrough-plan.dot", picture.dot());
-        write_file(options.figures / "walkthrough-derivative.dot", derived.dot());
-        if (show::Picture::can_lay_out()) {
-            write_file(options.figures / "walkthrough-plan.svg", picture.svg());
-            write_file(options.figures / "walkthrough-derivative.svg", derived.svg());
+        for (const auto& [name, drawn] : pictures) {
+            write_file(options.figures / (name + ".dot"), drawn.dot());
+            if (show::Picture::can_lay_out()) {
+                write_file(options.figures / (name + ".svg"), drawn.svg());
+            }
         }
     }
     if (!options.report.empty()) {
