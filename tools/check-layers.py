@@ -9,9 +9,10 @@ round, directly or through others: the check also fails on any cycle in the
 graph of folders. The umbrella headers (include/topos/*.hpp) sit above every
 layer; the generated include/topos/config.hpp belongs to core.
 
-usage: tools/check-layers.py ROOT                 check; print each violation
-       tools/check-layers.py ROOT --table         print the layers as Markdown
-       tools/check-layers.py ROOT --check-doc F   fail unless F holds that table
+usage: tools/check-layers.py [ROOT]                 check; print each violation
+       tools/check-layers.py [ROOT] --table         print the layers as Markdown
+       tools/check-layers.py [ROOT] --check-doc F   fail unless F holds that table
+ROOT defaults to the repository that holds this script.
 """
 import pathlib
 import re
@@ -220,9 +221,12 @@ def table(edges, ranks):
 
 
 def main(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
+    if len(argv) > 1 and argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if len(argv) < 2 or argv[1].startswith("--"):
+        # No ROOT: the repository this script belongs to.
+        argv = [argv[0], str(pathlib.Path(__file__).resolve().parent.parent)] + argv[1:]
     root = pathlib.Path(argv[1])
     ranks = rank_of_folder()
     edges = read_includes(root)
