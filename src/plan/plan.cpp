@@ -12,22 +12,6 @@
 namespace topos {
 namespace {
 
-std::string liveness_word(const Liveness& liveness) {
-    switch (liveness.kind) {
-        case Liveness::Kind::Freed:
-            return "freed after " + std::to_string(liveness.after);
-        case Liveness::Kind::Kept:
-            return "kept";
-        case Liveness::Kind::Retained:
-            return "retained";
-        case Liveness::Kind::Releasable:
-            return "releasable after " + std::to_string(liveness.after);
-        case Liveness::Kind::Fused:
-            return "fused";
-    }
-    return {};
-}
-
 template <Element T>
 std::string summary(const detail::PlanState<T>& plan) {
     const bool backward = plan.entry.keeps_backward();
@@ -118,7 +102,7 @@ std::string Plan<T>::describe() const {
     rows.reserve(plan.nodes.size());
     for (std::size_t position = 0; position < plan.nodes.size(); ++position) {
         detail::DescribeRow row = detail::describe_row(plan.nodes[position]);
-        row.tail = liveness_word(plan.liveness[position]);
+        row.tail = plan.liveness[position].describe();
         rows.push_back(std::move(row));
     }
     return detail::render_table(rows) + summary(plan);
@@ -128,6 +112,22 @@ template <Element T>
 Run<T> Plan<T>::forward(const Parameters<T>& parameters,
                         std::initializer_list<Feed<T>> feeds) const {
     return forward(parameters, std::span<const Feed<T>>(feeds.begin(), feeds.size()));
+}
+
+std::string Liveness::describe() const {
+    switch (kind) {
+        case Kind::Freed:
+            return "freed after " + std::to_string(after);
+        case Kind::Kept:
+            return "kept";
+        case Kind::Retained:
+            return "retained";
+        case Kind::Releasable:
+            return "releasable after " + std::to_string(after);
+        case Kind::Fused:
+            return "fused";
+    }
+    return {};
 }
 
 template <Element T>

@@ -3,6 +3,7 @@
 // operand a link to its node's row. Past 200 rows the middle is elided. Every
 // card numbers its ids with its own prefix, so that several cards in one
 // report never share an id and each links within itself.
+#include "show/card_parts.hpp"
 #include <topos/show/card.hpp>
 #include <topos/show/plot.hpp>
 
@@ -19,8 +20,11 @@
 namespace topos::show {
 namespace {
 
-constexpr std::size_t elision_threshold = 200;
-constexpr std::size_t rows_at_each_end = 100;
+using detail::elided_rows;
+using detail::header;
+using detail::row_shown;
+using detail::type_name;
+
 constexpr std::size_t plot_width = 640;
 constexpr std::size_t plot_height = 240;
 
@@ -29,21 +33,6 @@ std::atomic<std::uint64_t> cards_made{0};
 // "topos-c7-": unique within a process, so within any report it writes.
 std::string fresh_prefix() {
     return "topos-c" + std::to_string(cards_made.fetch_add(1, std::memory_order_relaxed)) + "-";
-}
-
-template <Element T>
-constexpr std::string_view type_name() {
-    return std::is_same_v<T, float> ? "float" : "double";
-}
-
-std::string header(std::string_view kind, std::string_view type) {
-    return "<div class=\"topos-card-header\">" +
-           escape(std::string(kind) + "<" + std::string(type) + ">") + "</div>";
-}
-
-bool row_shown(std::size_t position, std::size_t rows) {
-    return rows <= elision_threshold || position < rows_at_each_end ||
-           position >= rows - rows_at_each_end;
 }
 
 // The node indices that get a row: every one, or the first and last 100.
@@ -99,11 +88,6 @@ std::string node_row(const Node& node,
            node.shape().str() + "</td>" + extra_cell + "</tr>";
 }
 
-std::string elided_row(std::size_t elided, std::size_t columns) {
-    return "<tr class=\"topos-elided\"><td colspan=\"" + std::to_string(columns) + "\">" +
-           std::to_string(elided) + " nodes elided</td></tr>";
-}
-
 // One row per node (the middle elided past 200); `extra(position)` is the
 // markup of any further cells of the row at that position.
 template <class Extra>
@@ -119,13 +103,9 @@ std::string node_table(std::span<const Node> nodes,
         table += "<th>" + std::string(heading) + "</th>";
     }
     table += "</tr>";
-    for (std::size_t position = 0; position < nodes.size(); ++position) {
-        if (row_shown(position, nodes.size())) {
-            table += node_row(nodes[position], present, prefix, extra(position));
-        } else if (position == rows_at_each_end) {
-            table += elided_row(nodes.size() - 2 * rows_at_each_end, 4 + extra_headings.size());
-        }
-    }
+    table += elided_rows(nodes.size(), 4 + extra_headings.size(), "nodes", [&](std::size_t at) {
+        return node_row(nodes[at], present, prefix, extra(at));
+    });
     return table + "</table>";
 }
 
@@ -169,29 +149,12 @@ const char* liveness_class(Liveness::Kind kind) {
     return "";
 }
 
-// The word Plan::describe() writes.
-std::string liveness_word(const Liveness& liveness) {
-    switch (liveness.kind) {
-        case Liveness::Kind::Freed:
-            return "freed after " + std::to_string(liveness.after);
-        case Liveness::Kind::Kept:
-            return "kept";
-        case Liveness::Kind::Retained:
-            return "retained";
-        case Liveness::Kind::Releasable:
-            return "releasable after " + std::to_string(liveness.after);
-        case Liveness::Kind::Fused:
-            return "fused";
-    }
-    return "";
-}
-
 template <Element T>
 std::string schedule(const Plan<T>& plan, const std::string& prefix) {
     const std::span<const Liveness> liveness = plan.liveness();
     return node_table(plan.nodes(), prefix, {"liveness"}, [&](std::size_t position) {
         return std::string("<td class=\"") + liveness_class(liveness[position].kind) + "\">" +
-               liveness_word(liveness[position]) + "</td>";
+               liveness[position].describe() + "</td>";
     });
 }
 

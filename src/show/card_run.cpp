@@ -1,6 +1,7 @@
 // show::card of a Run, a Field, a Parameters table and an Adjoints record: one
 // row per value, each tensor summarised on one line (its extremes and first
 // elements), so that a card stays small whatever the payloads weigh.
+#include "show/card_parts.hpp"
 #include <topos/show/card.hpp>
 
 #include <algorithm>
@@ -17,65 +18,15 @@
 namespace topos::show {
 namespace {
 
-constexpr std::size_t elision_threshold = 200;
-constexpr std::size_t rows_at_each_end = 100;
+using detail::elided_rows;
+using detail::header;
+using detail::rounded;
+using detail::shortest;
+using detail::Statistics;
+using detail::statistics;
+using detail::type_name;
+
 constexpr std::size_t leading_values = 4;
-
-template <Element T>
-constexpr std::string_view type_name() {
-    return std::is_same_v<T, float> ? "float" : "double";
-}
-
-std::string header(std::string_view kind, std::string_view type) {
-    return "<div class=\"topos-card-header\">" +
-           escape(std::string(kind) + "<" + std::string(type) + ">") + "</div>";
-}
-
-// The shortest decimal that reads back as `value` in T.
-template <Element T>
-std::string shortest(T value) {
-    std::array<char, 64> buffer{};
-    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return {buffer.data(), result.ptr};
-}
-
-// A mean: six significant digits.
-std::string rounded(double value) {
-    std::array<char, 64> buffer{};
-    const auto result = std::to_chars(
-        buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
-    return {buffer.data(), result.ptr};
-}
-
-// The finite elements' extremes and mean, and how many are not finite.
-template <Element T>
-struct Extremes {
-    std::size_t finite = 0;
-    std::size_t nonfinite = 0;
-    T min = 0;
-    T max = 0;
-    double mean = 0;
-};
-
-template <Element T>
-Extremes<T> extremes(std::span<const T> values) {
-    Extremes<T> result;
-    long double sum = 0;
-    for (const T value : values) {
-        if (!std::isfinite(value)) {
-            ++result.nonfinite;
-            continue;
-        }
-        result.min = result.finite == 0 ? value : std::min(result.min, value);
-        result.max = result.finite == 0 ? value : std::max(result.max, value);
-        sum += value;
-        ++result.finite;
-    }
-    if (result.finite > 0) {
-        result.mean = static_cast<double>(sum / static_cast<long double>(result.finite));
-    }
-    return result;
-}
 
 std::string leading(const std::string& text, std::size_t shown, std::size_t elements) {
     return "[" + text + (shown < elements ? ", \xE2\x80\xA6]" : "]");
@@ -90,13 +41,13 @@ std::string summary(const Tensor<T>& tensor) {
     if (tensor.elements() == 0) {
         return "no elements";
     }
-    const Extremes<T> found = extremes(tensor.data());
+    const Statistics<T> found = statistics(tensor.data());
     std::string line;
     if (found.finite > 0) {
         line = "min " + shortest(found.min) + " max " + shortest(found.max) + " ";
     }
-    if (found.nonfinite > 0) {
-        line += std::to_string(found.nonfinite) + " not finite ";
+    if (found.nonfinite() > 0) {
+        line += std::to_string(found.nonfinite()) + " not finite ";
     }
     const std::size_t shown = std::min(leading_values, tensor.elements());
     std::string values;
@@ -121,20 +72,9 @@ std::string heading_row(std::initializer_list<std::string_view> headings) {
     return row + "</tr>";
 }
 
-// The rows, the middle replaced by one row saying how many are elided past 200.
-std::string elided_rows(const std::vector<std::string>& rows, std::size_t columns) {
-    std::string markup;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows.size() <= elision_threshold || i < rows_at_each_end ||
-            i >= rows.size() - rows_at_each_end) {
-            markup += rows[i];
-        } else if (i == rows_at_each_end) {
-            markup += "<tr class=\"topos-elided\"><td colspan=\"" + std::to_string(columns) +
-                      "\">" + std::to_string(rows.size() - 2 * rows_at_each_end) +
-                      " rows elided</td></tr>";
-        }
-    }
-    return markup;
+// The rows, the middle elided past 200.
+std::string table_rows(const std::vector<std::string>& rows, std::size_t columns) {
+    return elided_rows(rows.size(), columns, "rows", [&](std::size_t i) { return rows[i]; });
 }
 
 // A row per node of `network` that `wanted` accepts: index, opcode, shape and
@@ -158,13 +98,13 @@ std::string value_table(const Network<T>& network,
         return "<p class=\"topos-note\">none</p>";
     }
     return "<table class=\"topos-nodes\">" +
-           heading_row({"node", "opcode", "shape", value_heading}) + elided_rows(rows, 4) +
+           heading_row({"node", "opcode", "shape", value_heading}) + table_rows(rows, 4) +
            "</table>";
 }
 
 template <Element T>
 std::string parameter_row(std::size_t slot, Symbol symbol, const Tensor<T>& value) {
-    const Extremes<T> found = extremes(value.data());
+    const Statistics<T> found = statistics(value.data());
     const bool any = found.finite > 0;
     return "<tr>" + cell(std::to_string(slot), "topos-index") +
            cell(std::to_string(symbol.index()), "topos-index") +
@@ -204,7 +144,7 @@ Html card(const Parameters<T>& parameters) {
         rows.empty() ? "<p class=\"topos-note\">no parameters</p>"
                      : "<table class=\"topos-nodes\">" +
                            heading_row({"slot", "node", "shape", "min", "max", "mean"}) +
-                           elided_rows(rows, 6) + "</table>";
+                           table_rows(rows, 6) + "</table>";
     return Html("<div class=\"topos-card topos-parameters\">" +
                 header("Parameters", type_name<T>()) + table + "</div>");
 }
@@ -218,7 +158,7 @@ Html card(const Adjoints<T>& adjoints) {
     return Html("<div class=\"topos-card topos-adjoints\">" + header("Adjoints", type_name<T>()) +
                 "<p class=\"topos-summary\">target: " + node_name(adjoints.target()) + "</p>" +
                 "<table class=\"topos-nodes\">" + heading_row({"value", "gradient"}) +
-                elided_rows(rows, 2) + "</table></div>");
+                table_rows(rows, 2) + "</table></div>");
 }
 
 template Html card(const Run<float>&);

@@ -2,6 +2,7 @@
 // elements, then the payload: the value alone at rank 0, a table shaded by value
 // when small, a histogram of the finite values when large. The markup grows
 // with at most 400 cells or 20 bars, never with the element count.
+#include "show/card_parts.hpp"
 #include <topos/show/card.hpp>
 
 #include <algorithm>
@@ -18,65 +19,17 @@
 namespace topos::show {
 namespace {
 
+using detail::rounded;
+using detail::shortest;
+using detail::Statistics;
+using detail::statistics;
+using detail::type_name;
+
 constexpr std::size_t table_limit = 400;
 constexpr std::size_t histogram_bins = 20;
 constexpr int histogram_width = 400;
 constexpr int histogram_height = 100;
 constexpr int bar_width = histogram_width / static_cast<int>(histogram_bins);
-
-template <Element T>
-constexpr std::string_view type_name() {
-    return std::is_same_v<T, float> ? "float" : "double";
-}
-
-// The shortest decimal that reads back as `value` in T (as Tensor::str writes it).
-template <Element T>
-std::string shortest(T value) {
-    std::array<char, 64> buffer{};
-    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return {buffer.data(), result.ptr};
-}
-
-// A derived quantity (a mean, a bin edge): six significant digits.
-std::string rounded(double value) {
-    std::array<char, 64> buffer{};
-    const auto result = std::to_chars(
-        buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
-    return {buffer.data(), result.ptr};
-}
-
-template <Element T>
-struct Statistics {
-    std::size_t finite = 0;
-    std::size_t nan = 0;
-    std::size_t infinite = 0;
-    T min = 0;
-    T max = 0;
-    double mean = 0;
-};
-
-template <Element T>
-Statistics<T> statistics(std::span<const T> values) {
-    Statistics<T> result;
-    // long double: a sum of large finite doubles must not overflow to infinity.
-    long double sum = 0;
-    for (const T value : values) {
-        if (std::isnan(value)) {
-            ++result.nan;
-        } else if (std::isinf(value)) {
-            ++result.infinite;
-        } else {
-            result.min = result.finite == 0 ? value : std::min(result.min, value);
-            result.max = result.finite == 0 ? value : std::max(result.max, value);
-            sum += value;
-            ++result.finite;
-        }
-    }
-    if (result.finite > 0) {
-        result.mean = static_cast<double>(sum / static_cast<long double>(result.finite));
-    }
-    return result;
-}
 
 std::string stat(std::string_view name, const std::string& value) {
     return "<span class=\"topos-stat\">" + std::string(name) + " <b>" + value + "</b></span>";

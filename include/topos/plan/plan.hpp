@@ -43,6 +43,10 @@ struct Liveness {
     };
     Kind kind = Kind::Freed;
     std::uint32_t after = 0;  // a node index, for Freed and Releasable
+
+    // The words Plan::describe writes: "freed after 2", "kept", "retained",
+    // "releasable after 5", "fused".
+    std::string describe() const;
 };
 
 template <Element T>

@@ -1,0 +1,111 @@
+// What every card is made of: its header, numbers as a card writes them,
+// statistics over a tensor's finite elements, and tables whose middle is elided
+// past 200 rows, so that a card's size never grows with what it shows.
+#pragma once
+
+#include <topos/core/tensor.hpp>
+#include <topos/show/html.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace topos::show::detail {
+
+inline constexpr std::size_t elision_threshold = 200;
+inline constexpr std::size_t rows_at_each_end = 100;
+
+template <Element T>
+constexpr std::string_view type_name() {
+    return std::is_same_v<T, float> ? "float" : "double";
+}
+
+// "Run<float>", "Network<double>": the card's first line.
+inline std::string header(std::string_view kind, std::string_view type) {
+    return "<div class=\"topos-card-header\">" +
+           escape(std::string(kind) + "<" + std::string(type) + ">") + "</div>";
+}
+
+// The shortest decimal that reads back as `value` in T (as Tensor::str writes it).
+template <Element T>
+std::string shortest(T value) {
+    std::array<char, 64> buffer{};
+    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    return {buffer.data(), result.ptr};
+}
+
+// A derived quantity (a mean, a bin edge): six significant digits.
+inline std::string rounded(double value) {
+    std::array<char, 64> buffer{};
+    const auto result = std::to_chars(
+        buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
+    return {buffer.data(), result.ptr};
+}
+
+// The finite elements' extremes and mean, and how many are NaN or infinite.
+template <Element T>
+struct Statistics {
+    std::size_t finite = 0;
+    std::size_t nan = 0;
+    std::size_t infinite = 0;
+    T min = 0;
+    T max = 0;
+    double mean = 0;
+
+    std::size_t nonfinite() const { return nan + infinite; }
+};
+
+template <Element T>
+Statistics<T> statistics(std::span<const T> values) {
+    Statistics<T> result;
+    // long double: a sum of large finite doubles must not overflow to infinity.
+    long double sum = 0;
+    for (const T value : values) {
+        if (std::isnan(value)) {
+            ++result.nan;
+        } else if (std::isinf(value)) {
+            ++result.infinite;
+        } else {
+            result.min = result.finite == 0 ? value : std::min(result.min, value);
+            result.max = result.finite == 0 ? value : std::max(result.max, value);
+            sum += value;
+            ++result.finite;
+        }
+    }
+    if (result.finite > 0) {
+        result.mean = static_cast<double>(sum / static_cast<long double>(result.finite));
+    }
+    return result;
+}
+
+// Whether row `position` of `rows` is shown: all of them up to 200, else the
+// first and the last 100.
+inline bool row_shown(std::size_t position, std::size_t rows) {
+    return rows <= elision_threshold || position < rows_at_each_end ||
+           position >= rows - rows_at_each_end;
+}
+
+// The rows `row(position)` makes, the elided middle replaced by one row of
+// `columns` cells saying how many `what` ("nodes", "rows") it stands for.
+template <class Row>
+std::string elided_rows(std::size_t rows, std::size_t columns, std::string_view what, Row&& row) {
+    std::string markup;
+    for (std::size_t position = 0; position < rows; ++position) {
+        if (row_shown(position, rows)) {
+            markup += row(position);
+        } else if (position == rows_at_each_end) {
+            markup += "<tr class=\"topos-elided\"><td colspan=\"" + std::to_string(columns) +
+                      "\">" + std::to_string(rows - 2 * rows_at_each_end) + " " +
+                      std::string(what) + " elided</td></tr>";
+        }
+    }
+    return markup;
+}
+
+}  // namespace topos::show::detail
