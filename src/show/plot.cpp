@@ -1,8 +1,11 @@
 // The Plot builder (series checked as they are added) and show::live_volume,
 // a plan's live_series() as a step chart with its peak marked.
+#include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -119,6 +122,54 @@ Plot compare_live_volumes(std::initializer_list<Labelled<T>> plans) {
 }
 
 }  // namespace
+
+namespace detail {
+namespace {
+
+void require_positive(double value, const char* kind, const std::string& label, bool along_x) {
+    if (value > 0) {
+        return;
+    }
+    std::array<char, 64> buffer{};
+    const auto written = std::to_chars(
+        buffer.data(), buffer.data() + buffer.size(), value + 0.0, std::chars_format::general, 6);
+    throw ShowError("plot: " + std::string(kind) + " \"" + label + "\" has " +
+                    (along_x ? "x" : "y") + " = " + std::string(buffer.data(), written.ptr) +
+                    " on a log axis; every value on a log axis must be positive");
+}
+
+}  // namespace
+
+std::vector<double> drawn_values(const Plot& plot, bool along_x, Axis axis) {
+    if (plot.series().empty()) {
+        throw ShowError("plot: no series to draw; add one with line() or steps()");
+    }
+    std::vector<double> values;
+    for (const Series& series : plot.series()) {
+        for (const double value : along_x ? series.x : series.y) {
+            if (axis == Axis::Log) {
+                require_positive(value, "series", series.label, along_x);
+            }
+            values.push_back(value);
+        }
+    }
+    for (const Marker& marker : plot.markers()) {
+        const double value = along_x ? marker.x : marker.y;
+        if (axis == Axis::Log) {
+            require_positive(value, "marker", marker.label, along_x);
+        }
+        values.push_back(value);
+    }
+    return values;
+}
+
+std::size_t code_points(std::string_view text) {
+    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+}
+
+}  // namespace detail
 
 Plot& Plot::title(std::string text) {
     title_ = std::move(text);

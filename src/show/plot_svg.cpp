@@ -1,6 +1,7 @@
 // Plot::svg and Plot::html: the chart as a standalone SVG document. Every number
 // is written by std::to_chars with a fixed precision, so the output is the same
 // in every locale and on every run.
+#include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
 #include <algorithm>
@@ -125,37 +126,8 @@ Scale log_scale(double low, double high, std::size_t tick_target) {
     return scale;
 }
 
-void require_positive(const std::vector<double>& values, const std::string& what, char axis) {
-    for (const double value : values) {
-        if (value <= 0) {
-            throw ShowError("plot: " + what + " has " + axis + " = " + general(value) +
-                            " on a log axis; every value on a log axis must be positive");
-        }
-    }
-}
-
-// Every value drawn along one axis: the series' points and the markers.
-std::vector<double> drawn_values(const Plot& plot, bool along_x, Axis axis) {
-    std::vector<double> values;
-    for (const Series& series : plot.series()) {
-        const std::vector<double>& coordinates = along_x ? series.x : series.y;
-        if (axis == Axis::Log) {
-            require_positive(coordinates, "series \"" + series.label + "\"", along_x ? 'x' : 'y');
-        }
-        values.insert(values.end(), coordinates.begin(), coordinates.end());
-    }
-    for (const Marker& marker : plot.markers()) {
-        const double value = along_x ? marker.x : marker.y;
-        if (axis == Axis::Log) {
-            require_positive({value}, "marker \"" + marker.label + "\"", along_x ? 'x' : 'y');
-        }
-        values.push_back(value);
-    }
-    return values;
-}
-
 Scale scale_of(const Plot& plot, bool along_x, Axis axis, std::size_t tick_target) {
-    const std::vector<double> values = drawn_values(plot, along_x, axis);
+    const std::vector<double> values = detail::drawn_values(plot, along_x, axis);
     const auto [low, high] = std::minmax_element(values.begin(), values.end());
     return axis == Axis::Log ? log_scale(*low, *high, tick_target)
                              : linear_scale(*low, *high, tick_target);
@@ -193,13 +165,6 @@ std::string series_colour(std::size_t index) {
     // Past the palette, hues a golden angle apart stay distinguishable.
     const double hue = std::fmod(static_cast<double>(index) * 137.508, 360.0);
     return "hsl(" + fixed(hue, 1) + ",65%,40%)";
-}
-
-// Code points, for estimating the width of a text in pixels.
-std::size_t code_points(std::string_view text) {
-    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
 }
 
 // The plot area in pixels and the mapping of values onto it.
@@ -279,14 +244,22 @@ std::string path_data(const Frame& frame, const Series& series) {
         // A lone point is drawn as a small ring around it.
         const double x = frame.px(series.x[0]);
         const double y = frame.py(series.y[0]);
-        return "M" + pixels(x - 3) + "," + pixels(y) + " a3,3 0 1,0 6,0 a3,3 0 1,0 -6,0";
+        return std::string("M")
+            .append(pixels(x - 3))
+            .append(",")
+            .append(pixels(y))
+            .append(" a3,3 0 1,0 6,0 a3,3 0 1,0 -6,0");
     }
-    std::string d = "M" + pixels(frame.px(series.x[0])) + "," + pixels(frame.py(series.y[0]));
+    // Appended piece by piece: g++ 12 at -O3 warns falsely (-Wrestrict) of "M" + text.
+    std::string d("M");
+    d.append(pixels(frame.px(series.x[0]))).append(",").append(pixels(frame.py(series.y[0])));
     for (std::size_t i = 1; i < series.x.size(); ++i) {
+        const std::string x = pixels(frame.px(series.x[i]));
+        const std::string y = pixels(frame.py(series.y[i]));
         if (series.stroke == Stroke::Steps) {
-            d += " H" + pixels(frame.px(series.x[i])) + " V" + pixels(frame.py(series.y[i]));
+            d.append(" H").append(x).append(" V").append(y);
         } else {
-            d += " L" + pixels(frame.px(series.x[i])) + "," + pixels(frame.py(series.y[i]));
+            d.append(" L").append(x).append(",").append(y);
         }
     }
     return d;
@@ -332,7 +305,7 @@ std::string marker_elements(const Frame& frame, const std::vector<Marker>& all) 
 std::string legend(const Frame& frame, const std::vector<Series>& all) {
     std::size_t longest = 0;
     for (const Series& series : all) {
-        longest = std::max(longest, code_points(series.label));
+        longest = std::max(longest, detail::code_points(series.label));
     }
     const double row = 16;
     const double width = 32 + 6.5 * static_cast<double>(longest);
@@ -392,9 +365,6 @@ std::string Plot::svg(std::size_t width, std::size_t height) const {
         throw ShowError("plot: an SVG of " + std::to_string(width) + " by " +
                         std::to_string(height) + " pixels is too small; give at least " +
                         std::to_string(minimum_width) + " by " + std::to_string(minimum_height));
-    }
-    if (series_.empty()) {
-        throw ShowError("plot: no series to draw; add one with line() or steps()");
     }
     const auto w = static_cast<double>(width);
     const auto h = static_cast<double>(height);

@@ -2,6 +2,7 @@
 // characters (U+2800 to U+28FF), each cell 2 dots wide and 4 tall; the y axis
 // carries its extremes (and a middle value) on the left, the x axis its range
 // below, and a legend names each series and marker.
+#include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
 #include <algorithm>
@@ -53,12 +54,6 @@ std::string number(double value) {
     return text == "-0" ? "0" : text;
 }
 
-std::size_t columns_of(std::string_view text) {
-    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
-}
-
 // The first `columns` code points of `text`.
 std::string cut(std::string_view text, std::size_t columns) {
     std::size_t seen = 0;
@@ -72,14 +67,14 @@ std::string cut(std::string_view text, std::size_t columns) {
 
 // `text` in at most `columns` columns, an ellipsis closing what was cut.
 std::string fit(std::string_view text, std::size_t columns) {
-    if (columns_of(text) <= columns) {
+    if (detail::code_points(text) <= columns) {
         return std::string(text);
     }
     return cut(text, columns - 1) + "\u2026";
 }
 
 std::string padded_left(const std::string& text, std::size_t columns) {
-    const std::size_t used = columns_of(text);
+    const std::size_t used = detail::code_points(text);
     return std::string(used < columns ? columns - used : 0, ' ') + text;
 }
 
@@ -101,29 +96,12 @@ struct Range {
     }
 };
 
-void require_positive(double value, const std::string& kind, const std::string& label, char axis) {
-    if (value <= 0) {
-        throw ShowError("plot: " + kind + " \"" + label + "\" has " + axis + " = " + number(value) +
-                        " on a log axis; every value on a log axis must be positive");
-    }
-}
-
 Range range_of(const Plot& plot, bool along_x, Axis axis) {
-    const char name = along_x ? 'x' : 'y';
-    std::vector<double> units;
-    const auto add = [&](double value, const std::string& kind, const std::string& label) {
-        if (axis == Axis::Log) {
-            require_positive(value, kind, label, name);
+    std::vector<double> units = detail::drawn_values(plot, along_x, axis);
+    if (axis == Axis::Log) {
+        for (double& value : units) {
+            value = std::log10(value);
         }
-        units.push_back(axis == Axis::Log ? std::log10(value) : value);
-    };
-    for (const Series& series : plot.series()) {
-        for (const double value : along_x ? series.x : series.y) {
-            add(value, "series", series.label);
-        }
-    }
-    for (const Marker& marker : plot.markers()) {
-        add(along_x ? marker.x : marker.y, "marker", marker.label);
     }
     const auto [low, high] = std::minmax_element(units.begin(), units.end());
     Range range{axis, *low, *high};
@@ -325,7 +303,7 @@ std::vector<std::string> legend_lines(const std::vector<std::string>& entries,
     std::vector<std::string> lines;
     std::string line;
     for (const std::string& entry : entries) {
-        if (!line.empty() && columns_of(line) + 2 + columns_of(entry) > width) {
+        if (!line.empty() && detail::code_points(line) + 2 + detail::code_points(entry) > width) {
             lines.push_back(line);
             line.clear();
         }
@@ -367,11 +345,12 @@ std::string x_range_line(const Range& x,
     const std::string low = number(x.value_at(0));
     const std::string high = number(x.value_at(1));
     std::string line = std::string(gutter, ' ') + low;
-    const std::size_t room = width - std::min(width, columns_of(line) + columns_of(high));
+    const std::size_t room =
+        width - std::min(width, detail::code_points(line) + detail::code_points(high));
     if (room < 1) {
         return fit(line, width);
     }
-    const std::size_t label_columns = columns_of(x_label);
+    const std::size_t label_columns = detail::code_points(x_label);
     if (!x_label.empty() && label_columns + 4 <= room) {
         const std::size_t before = (room - label_columns) / 2;
         return line + std::string(before, ' ') + x_label +
@@ -418,9 +397,6 @@ std::string Plot::text(std::size_t width, std::size_t height) const {
                         std::to_string(height) + " lines is too small; give at least " +
                         std::to_string(minimum_width) + " by " + std::to_string(minimum_height));
     }
-    if (series_.empty()) {
-        throw ShowError("plot: no series to draw; add one with line() or steps()");
-    }
     const Range x = range_of(*this, true, x_axis_);
     const Range y = range_of(*this, false, y_axis_);
     const bool has_header = !title_.empty() || !y_label_.empty();
@@ -432,7 +408,7 @@ std::string Plot::text(std::size_t width, std::size_t height) const {
     const std::vector<std::string> tick_labels = y_tick_labels(y, rows);
     std::size_t label_columns = 0;
     for (const std::string& label : tick_labels) {
-        label_columns = std::max(label_columns, columns_of(label));
+        label_columns = std::max(label_columns, detail::code_points(label));
     }
     const Canvas canvas = painted(*this, x, y, width - label_columns - 2, rows);
 
