@@ -2,6 +2,7 @@
 // (loss = sum(tanh(input weights)^2)) and on tensors at the edges (rank 0,
 // empty, non-finite, millions of elements); every card well-formed, its links
 // resolved within it, nothing external named.
+#include "show/seed_networks.hpp"
 #include "show/well_formed.hpp"
 #include <topos/show/card.hpp>
 #include <topos/show/plot.hpp>
@@ -29,23 +30,6 @@ using test::repeated_id;
 using test::well_formedness_error;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct Walkthrough {
-    Network<float> network;
-    Symbol weights;
-    Symbol input;
-    Symbol hidden;
-    Symbol loss;
-};
-
-Walkthrough record_walkthrough() {
-    Tape<float> tape;
-    auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
-    auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
-    auto hidden = input.matmul(weights).tanh();
-    auto loss = (hidden * hidden).sum();
-    return {std::move(tape).into_network(), weights, input, hidden, loss};
-}
 
 // A chain of `count` nodes: a parameter, then tanh after tanh.
 Network<float> chain(std::size_t count) {
@@ -205,7 +189,7 @@ TEST(GraphCard, NetworkShowsAttributesBesideOperandsAndEndsWithTheDescribeSummar
 }
 
 TEST(GraphCard, TwoCardsOfOneNetworkShareNoId) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const std::string both = show::card(graph.network).html() + show::card(graph.network).html();
     EXPECT_EQ(repeated_id(both), "");
     EXPECT_EQ(dangling_link(both), "");
@@ -242,7 +226,7 @@ TEST(GraphCard, TwoHundredNodesAreAllShown) {
 }
 
 TEST(PlanCard, ShowsTheScheduleWithItsLivenessWordsAndTheLiveVolumeCurve) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Plan<float> plan = graph.network.entry({graph.loss}).lower();
     const Html card = show::card(plan);
     expect_sound(card);
@@ -266,7 +250,7 @@ TEST(PlanCard, ElidesTheMiddleOfALongScheduleAndLinksOnlyToRowsShown) {
 }
 
 TEST(PlanCard, BackwardPostureShowsRetainedAndReleasableValues) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Html card = show::card(graph.network.entry({graph.loss}).backward().lower());
     expect_sound(card);
     EXPECT_THAT(card.html(), HasSubstr(">retained</td>"));
@@ -290,7 +274,7 @@ TEST(PlanCard, ElectedPatternsAreListedAndTheirInteriorNodesMarkedFused) {
 }
 
 TEST(EntryCard, ShowsRootsObservedValuesNumericsPostureAndElection) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Entry<float> entry = graph.network.entry({graph.loss})
                                    .observe({graph.hidden})
                                    .numerics(Numerics::Exact)
@@ -306,7 +290,7 @@ TEST(EntryCard, ShowsRootsObservedValuesNumericsPostureAndElection) {
 }
 
 TEST(EntryCard, DefaultEntryIsForwardFastAndElectsWithNothingObserved) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Html card = show::card(graph.network.entry({graph.loss}));
     expect_sound(card);
     EXPECT_THAT(card.html(), HasSubstr("<th>observed</th><td>none</td>"));
@@ -316,7 +300,7 @@ TEST(EntryCard, DefaultEntryIsForwardFastAndElectsWithNothingObserved) {
 }
 
 TEST(RunCard, NetworkForwardShowsEveryNodeWithItsValueSummarised) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const topos::Run<float> run = graph.network.forward(graph.network.parameters());
     const Html card = show::card(run);
     expect_sound(card);
@@ -327,7 +311,7 @@ TEST(RunCard, NetworkForwardShowsEveryNodeWithItsValueSummarised) {
 }
 
 TEST(RunCard, PlanRunShowsOnlyTheDeclaredValues) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Plan<float> plan = graph.network.entry({graph.loss}).observe({graph.hidden}).lower();
     const topos::Run<float> run = plan.forward();
     const Html card = show::card(run);
@@ -343,7 +327,7 @@ TEST(RunCard, PlanRunShowsOnlyTheDeclaredValues) {
 }
 
 TEST(FieldCard, ShowsTheAdjointOfEveryNodeTheReverseScanReached) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Field<float> field =
         graph.network.forward(graph.network.parameters()).backward(graph.loss);
     const Html card = show::card(field);
@@ -360,7 +344,7 @@ TEST(FieldCard, ShowsTheAdjointOfEveryNodeTheReverseScanReached) {
 }
 
 TEST(ParametersCard, ShowsOneRowPerSlotWithNodeShapeAndExtremes) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Html card = show::card(graph.network.parameters());
     expect_sound(card);
     EXPECT_THAT(card.html(), HasSubstr("topos-parameters"));

@@ -4,6 +4,7 @@
 // elected patterns as clusters or collapsed boxes, escaped titles, the same
 // text for the same graph, large graphs laid out quickly, and the classes
 // reaching the SVG where Graphviz is built in.
+#include "show/seed_networks.hpp"
 #include <topos/show/graph.hpp>
 #include <topos/topos.hpp>
 
@@ -25,63 +26,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The walk-through graph: loss = sum(tanh(input weights)^2).
-struct Walkthrough {
-    Network<float> network;
-    Symbol weights;
-    Symbol hidden;
-    Symbol loss;
-};
-
-template <Element T = float>
-Value<T> record_walkthrough_loss(Tape<T>& tape, Symbol* weights_out, Symbol* hidden_out) {
-    auto weights = tape.parameter(Tensor<T>({2, 2}, {0.5, -0.25, 0.25, 0.4}));
-    auto input = tape.input(Tensor<T>({1, 2}, {1.0, 2.0}));
-    auto hidden = input.matmul(weights).tanh();
-    *weights_out = weights;
-    *hidden_out = hidden;
-    return (hidden * hidden).sum();
-}
-
-Walkthrough walkthrough() {
-    Tape<float> tape;
-    Symbol weights;
-    Symbol hidden;
-    const Symbol loss = record_walkthrough_loss(tape, &weights, &hidden);
-    return {std::move(tape).into_network(), weights, hidden, loss};
-}
-
-// The walk-through with its gradient recorded: tape.differentiate(loss, {weights}).
-struct Trained {
-    Network<float> network;
-    Adjoints<float> adjoints;
-    Symbol hidden;
-    std::size_t appended = 0;  // the nodes differentiate recorded
-};
-
-Trained trained_walkthrough() {
-    Tape<float> tape;
-    Symbol weights;
-    Symbol hidden;
-    const auto loss = record_walkthrough_loss(tape, &weights, &hidden);
-    const std::size_t before = tape.nodes().size();
-    auto adjoints = tape.differentiate(loss, {weights});
-    const std::size_t appended = tape.nodes().size() - before;
-    return {std::move(tape).into_network(), std::move(adjoints), hidden, appended};
-}
-
-// The seeds' convolution: a 3x3 convolution, relu, a 2x2 max pool, a sum. Its
-// plan elects a WindowProduct and a ReduceWindow.
-Plan<float> conv_plan() {
-    Tape<float> tape;
-    auto image = tape.input(init::normal(1, 1.0)(Shape{1, 1, 6, 6}));
-    auto filters = tape.parameter(init::normal(2, 0.3)(Shape{2, 1, 3, 3}));
-    auto bias = tape.parameter(Tensor<float>::filled(Shape{2}, 0.0f));
-    auto convolved = conv2d(image, filters, bias, 1, 0).relu();
-    const Symbol loss = max_pool(convolved, 2, 2).sum();
-    return std::move(tape).into_network().entry({loss}).lower();
-}
-
 // A chain of `length` nodes: an input, then tanh after tanh.
 Network<double> chain(std::size_t length) {
     Tape<double> tape;
@@ -92,18 +36,9 @@ Network<double> chain(std::size_t length) {
     return std::move(tape).into_network();
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        lines.push_back(line);
-    }
-    return lines;
-}
-
 // The DOT line declaring box `name` ("n3", "p0"); empty when there is none.
 std::string box_line(const std::string& dot, const std::string& name) {
-    for (const std::string& line : lines_of(dot)) {
+    for (const std::string& line : test::lines_of(dot)) {
         if (line.starts_with("  " + name + " [")) {
             return line;
         }
@@ -114,7 +49,7 @@ std::string box_line(const std::string& dot, const std::string& name) {
 // The names of the boxes the DOT declares, in order.
 std::vector<std::string> boxes_of(const std::string& dot) {
     std::vector<std::string> boxes;
-    for (const std::string& line : lines_of(dot)) {
+    for (const std::string& line : test::lines_of(dot)) {
         const bool box = line.starts_with("  n") || line.starts_with("  p");
         const bool edge = line.find(" -> ") != std::string::npos;
         if (box && !edge && line.find(" [label=") != std::string::npos) {
@@ -127,7 +62,7 @@ std::vector<std::string> boxes_of(const std::string& dot) {
 // (source, reader) of every edge, in order.
 std::vector<std::pair<std::string, std::string>> edges_of(const std::string& dot) {
     std::vector<std::pair<std::string, std::string>> edges;
-    for (const std::string& line : lines_of(dot)) {
+    for (const std::string& line : test::lines_of(dot)) {
         const std::size_t arrow = line.find(" -> ");
         if (arrow != std::string::npos) {
             const std::size_t end = line.find_first_of(" ;", arrow + 4);
@@ -168,9 +103,9 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
 
 TEST(Graph, DrawsOneBoxPerTapeNodeLabelledWithIndexOpcodeAndShape) {
     Tape<float> tape;
-    Symbol weights;
-    Symbol hidden;
-    (void)record_walkthrough_loss(tape, &weights, &hidden);
+    auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
+    auto hidden = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f})).matmul(weights).tanh();
+    (void)(hidden * hidden).sum();
     const Picture picture = graph(tape);
     EXPECT_EQ(picture.nodes(), 6u);
     EXPECT_EQ(boxes_of(picture.dot()).size(), 6u);
@@ -211,7 +146,7 @@ TEST(Graph, DrawsParametersInputsIndicesAndLeavesApartFromOperations) {
 }
 
 TEST(Graph, DrawsEdgesFromOperandToReaderInOperandOrderLabelledWithThePosition) {
-    const std::string dot = graph(walkthrough().network).dot();
+    const std::string dot = graph(test::walkthrough().network).dot();
     const std::vector<std::pair<std::string, std::string>> expected = {
         {"n1", "n2"}, {"n0", "n2"}, {"n2", "n3"}, {"n3", "n4"}, {"n3", "n4"}, {"n4", "n5"}};
     EXPECT_EQ(edges_of(dot), expected);
@@ -222,9 +157,9 @@ TEST(Graph, DrawsEdgesFromOperandToReaderInOperandOrderLabelledWithThePosition) 
 }
 
 TEST(Graph, ShadesExactlyTheNodesDifferentiationAppended) {
-    const Trained trained = trained_walkthrough();
+    const test::Walkthrough<float> trained = test::walkthrough(true);
     ASSERT_GT(trained.appended, 0u);
-    const std::string dot = graph(trained.network, trained.adjoints).dot();
+    const std::string dot = graph(trained.network, *trained.adjoints).dot();
     EXPECT_EQ(boxes_with_class(dot, "derived"), trained.appended);
     EXPECT_THAT(box_line(dot, "n5"), Not(HasSubstr("derived")));  // the target
     EXPECT_THAT(box_line(dot, "n6"), HasSubstr("derived"));
@@ -232,7 +167,7 @@ TEST(Graph, ShadesExactlyTheNodesDifferentiationAppended) {
 }
 
 TEST(Graph, ShadesFromDerivedFromWhenGivenAndNothingOtherwise) {
-    const Trained trained = trained_walkthrough();
+    const test::Walkthrough<float> trained = test::walkthrough(true);
     EXPECT_EQ(boxes_with_class(graph(trained.network).dot(), "derived"), 0u);
     GraphOptions options;
     options.derived_from = 6;
@@ -240,8 +175,8 @@ TEST(Graph, ShadesFromDerivedFromWhenGivenAndNothingOtherwise) {
 }
 
 TEST(Graph, APlanFadesTheNodesItDoesNotSchedule) {
-    const Trained trained = trained_walkthrough();
-    const Plan<float> plan = trained.network.entry(trained.adjoints.roots()).lower();
+    const test::Walkthrough<float> trained = test::walkthrough(true);
+    const Plan<float> plan = trained.network.entry(trained.adjoints->roots()).lower();
     const std::string dot = graph(plan).dot();
     std::set<std::uint32_t> scheduled;
     for (const Node& node : plan.nodes()) {
@@ -262,8 +197,8 @@ TEST(Graph, APlanFadesTheNodesItDoesNotSchedule) {
 }
 
 TEST(Graph, APlanDoublesTheBorderOfItsDeclaredValues) {
-    const Trained trained = trained_walkthrough();
-    const auto entry = trained.network.entry(trained.adjoints.roots()).observe({trained.hidden});
+    const test::Walkthrough<float> trained = test::walkthrough(true);
+    const auto entry = trained.network.entry(trained.adjoints->roots()).observe({trained.hidden});
     const std::string dot = graph(entry.lower()).dot();
     EXPECT_EQ(boxes_with_class(dot, "declared"), 3u);
     EXPECT_EQ(occurrences(dot, "peripheries=2"), 3u);
@@ -275,7 +210,7 @@ TEST(Graph, APlanDoublesTheBorderOfItsDeclaredValues) {
 }
 
 TEST(Graph, DrawsMarkedNodesWithAThickBorder) {
-    const Walkthrough net = walkthrough();
+    const test::Walkthrough<float> net = test::walkthrough();
     GraphOptions options;
     options.marked = {net.hidden, net.weights};
     const std::string dot = graph(net.network, options).dot();
@@ -288,17 +223,17 @@ TEST(Graph, DrawsMarkedNodesWithAThickBorder) {
 TEST(Graph, RefusesToMarkANodeTheGraphDoesNotHave) {
     GraphOptions options;
     options.marked = {Symbol(99, 0)};
-    EXPECT_THROW((void)graph(walkthrough().network, options), ShowError);
+    EXPECT_THROW((void)graph(test::walkthrough().network, options), ShowError);
 }
 
 TEST(Graph, DrawsEachElectedPatternAsAClusterLabelledWithItsKind) {
-    const Plan<float> plan = conv_plan();
+    const Plan<float> plan = test::convolution_plan();
     ASSERT_EQ(plan.patterns().size(), 2u);
     const std::string dot = graph(plan).dot();
     EXPECT_EQ(occurrences(dot, "subgraph cluster_"), 2u);
     EXPECT_THAT(dot, HasSubstr("label=\"WindowProduct\""));
     EXPECT_THAT(dot, HasSubstr("label=\"ReduceWindow\""));
-    const std::vector<std::string> lines = lines_of(dot);
+    const std::vector<std::string> lines = test::lines_of(dot);
     for (std::size_t k = 0; k < plan.patterns().size(); ++k) {
         std::string cluster = "  subgraph cluster_";
         cluster += std::to_string(k);
@@ -317,7 +252,7 @@ TEST(Graph, DrawsEachElectedPatternAsAClusterLabelledWithItsKind) {
 }
 
 TEST(Graph, CollapsingPatternsDrawsOneBoxPerPatternJoinedToItsNeighbours) {
-    const Plan<float> plan = conv_plan();
+    const Plan<float> plan = test::convolution_plan();
     GraphOptions options;
     options.collapse_patterns = true;
     const Picture collapsed = graph(plan, options);
@@ -354,7 +289,7 @@ TEST(Graph, CollapsingPatternsDrawsOneBoxPerPatternJoinedToItsNeighbours) {
 TEST(Graph, EscapesQuotesBackslashesAndLineBreaksInTheTitle) {
     GraphOptions options;
     options.title = "say \"hi\" \\ then\nleave";
-    const Picture picture = graph(walkthrough().network, options);
+    const Picture picture = graph(test::walkthrough().network, options);
     EXPECT_THAT(picture.dot(), HasSubstr("label=\"say \\\"hi\\\" \\\\ then\\nleave\""));
     if (Picture::can_lay_out()) {
         EXPECT_THAT(picture.svg(), HasSubstr("say &quot;hi&quot; \\ then"));
@@ -362,38 +297,35 @@ TEST(Graph, EscapesQuotesBackslashesAndLineBreaksInTheTitle) {
 }
 
 TEST(Graph, DrawsNoTitleWhenNoneIsGiven) {
-    const std::string dot = graph(walkthrough().network).dot();
-    EXPECT_THAT(lines_of(dot)[1], Not(HasSubstr("label=")));
+    const std::string dot = graph(test::walkthrough().network).dot();
+    EXPECT_THAT(test::lines_of(dot)[1], Not(HasSubstr("label=")));
 }
 
 TEST(Graph, WritesTheSameTextForTheSameGraph) {
-    const Trained trained = trained_walkthrough();
-    const Plan<float> plan = trained.network.entry(trained.adjoints.roots()).lower();
+    const test::Walkthrough<float> trained = test::walkthrough(true);
+    const Plan<float> plan = trained.network.entry(trained.adjoints->roots()).lower();
     EXPECT_EQ(graph(plan).dot(), graph(plan).dot());
-    EXPECT_EQ(graph(trained.network, trained.adjoints).dot(),
-              graph(trained_walkthrough().network, trained.adjoints).dot());
+    EXPECT_EQ(graph(trained.network, *trained.adjoints).dot(),
+              graph(test::walkthrough(true).network, *trained.adjoints).dot());
     GraphOptions collapse;
     collapse.collapse_patterns = true;
-    EXPECT_EQ(graph(conv_plan(), collapse).dot(), graph(conv_plan(), collapse).dot());
+    EXPECT_EQ(graph(test::convolution_plan(), collapse).dot(),
+              graph(test::convolution_plan(), collapse).dot());
 }
 
 TEST(Graph, DrawsFloatAndDoubleGraphsAlike) {
-    Tape<double> tape;
-    Symbol weights;
-    Symbol hidden;
-    const Symbol loss = record_walkthrough_loss(tape, &weights, &hidden);
-    const Network<double> network = std::move(tape).into_network();
-    EXPECT_EQ(graph(network).dot(), graph(walkthrough().network).dot());
-    const Walkthrough single = walkthrough();
-    EXPECT_EQ(graph(network.entry({loss}).lower()).dot(),
+    const test::Walkthrough<double> twice = test::walkthrough<double>();
+    const test::Walkthrough<float> single = test::walkthrough();
+    EXPECT_EQ(graph(twice.network).dot(), graph(single.network).dot());
+    EXPECT_EQ(graph(twice.network.entry({twice.loss}).lower()).dot(),
               graph(single.network.entry({single.loss}).lower()).dot());
 }
 
 TEST(Graph, RunsLeftToRightWhenAsked) {
     GraphOptions options;
     options.left_to_right = true;
-    EXPECT_THAT(graph(walkthrough().network, options).dot(), HasSubstr("rankdir=LR"));
-    EXPECT_THAT(graph(walkthrough().network).dot(), HasSubstr("rankdir=TB"));
+    EXPECT_THAT(graph(test::walkthrough().network, options).dot(), HasSubstr("rankdir=LR"));
+    EXPECT_THAT(graph(test::walkthrough().network).dot(), HasSubstr("rankdir=TB"));
 }
 
 TEST(Graph, DrawsAFiveHundredNodeChainQuickly) {
@@ -444,26 +376,26 @@ TEST(Graph, CarriesItsClassesIntoTheSvg) {
     if (!Picture::can_lay_out()) {
         GTEST_SKIP() << "this build has no Graphviz library";
     }
-    const Trained trained = trained_walkthrough();
+    const test::Walkthrough<float> trained = test::walkthrough(true);
     GraphOptions options;
     options.marked = {trained.hidden};
     options.derived_from = 6;
     const std::string svg =
-        graph(trained.network.entry(trained.adjoints.roots()).lower(), options).svg();
+        graph(trained.network.entry(trained.adjoints->roots()).lower(), options).svg();
     EXPECT_THAT(svg, HasSubstr("<svg"));
     EXPECT_THAT(svg, HasSubstr("class=\"node parameter\""));
     EXPECT_THAT(svg, HasSubstr("class=\"node input\""));
     EXPECT_THAT(svg, HasSubstr("class=\"node op marked\""));
     EXPECT_THAT(svg, HasSubstr("class=\"node op derived unscheduled\""));
     EXPECT_THAT(svg, HasSubstr("class=\"node op derived declared\""));
-    EXPECT_THAT(graph(conv_plan()).svg(), HasSubstr("class=\"cluster pattern\""));
+    EXPECT_THAT(graph(test::convolution_plan()).svg(), HasSubstr("class=\"cluster pattern\""));
 }
 
 TEST(Graph, SaysHowToGetSvgWhenGraphvizIsMissing) {
     if (Picture::can_lay_out()) {
         GTEST_SKIP() << "this build lays out pictures with Graphviz";
     }
-    const Picture picture = graph(walkthrough().network);
+    const Picture picture = graph(test::walkthrough().network);
     EXPECT_THROW((void)picture.svg(), GraphvizUnavailable);
     EXPECT_THAT(picture.html().html(), HasSubstr("2 MatMul [1, 2]"));
 }

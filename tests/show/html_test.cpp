@@ -2,6 +2,7 @@
 // entities, preformatted text, a real plan's StableHLO coloured token by token
 // without losing a character, and pictures laid out by Graphviz (or, in a
 // build without it, the DOT text and how to get the library), all well-formed.
+#include "show/seed_networks.hpp"
 #include <topos/show/graph.hpp>
 #include <topos/show/html.hpp>
 #include <topos/show/picture.hpp>
@@ -159,24 +160,8 @@ std::string shown_text(std::string_view markup) {
 
 // The walk-through's training plan (loss and d loss / d weights).
 Plan<double> training_plan() {
-    Tape<double> tape;
-    auto weights = tape.parameter(Tensor<double>({2, 2}, {0.5, -0.25, 0.25, 0.4}));
-    auto input = tape.input(Tensor<double>({1, 2}, {1.0, 2.0}));
-    auto hidden = input.matmul(weights).tanh();
-    auto loss = (hidden * hidden).sum();
-    const auto adjoints = tape.differentiate(loss, {weights});
-    return std::move(tape).into_network().entry(adjoints.roots()).lower();
-}
-
-// The seeds' convolution and pooling, fused into two patterns.
-Plan<float> conv_plan() {
-    Tape<float> tape;
-    auto image = tape.input(init::normal(1, 1.0)(Shape{1, 1, 6, 6}));
-    auto filters = tape.parameter(init::normal(2, 0.3)(Shape{2, 1, 3, 3}));
-    auto bias = tape.parameter(Tensor<float>::filled(Shape{2}, 0.0f));
-    auto convolved = conv2d(image, filters, bias, 1, 0).relu();
-    const Symbol loss = max_pool(convolved, 2, 2).sum();
-    return std::move(tape).into_network().entry({loss}).lower();
+    const test::Walkthrough<double> walk = test::walkthrough<double>(true);
+    return walk.network.entry(walk.adjoints->roots()).lower();
 }
 
 // `<span class="hlo-kind">text</span>`, text as escaped.
@@ -251,8 +236,8 @@ TEST(StableHlo, ColoursTheOperationsTypesValuesNumbersAndKeywordsOfARealPlan) {
 TEST(StableHlo, LosesNoCharacterOfTheModule) {
     for (const std::string& module : {training_plan().emit_stablehlo(),
                                       training_plan().emit_stablehlo(MlirForm::Generic),
-                                      conv_plan().emit_stablehlo(),
-                                      conv_plan().emit_stablehlo(MlirForm::Generic)}) {
+                                      test::convolution_plan().emit_stablehlo(),
+                                      test::convolution_plan().emit_stablehlo(MlirForm::Generic)}) {
         const std::string html = StableHlo(module).html().html();
         EXPECT_TRUE(well_formed(html));
         EXPECT_EQ(shown_text(html), module);
@@ -326,7 +311,7 @@ TEST(Picture, ShowsTheSvgInlineWithoutItsPrologue) {
     if (!Picture::can_lay_out()) {
         GTEST_SKIP() << "this build has no Graphviz library";
     }
-    const std::string html = graph(conv_plan()).html().html();
+    const std::string html = graph(test::convolution_plan()).html().html();
     EXPECT_THAT(html, StartsWith("<div class=\"topos-picture\"><svg"));
     EXPECT_THAT(html, Not(HasSubstr("<?xml")));
     EXPECT_THAT(html, Not(HasSubstr("<!DOCTYPE")));

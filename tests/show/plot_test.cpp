@@ -1,5 +1,6 @@
 // show::Plot and show::live_volume: the builder's checks, the SVG's structure,
 // the braille text's geometry, and the live-volume charts of the seeds' plans.
+#include "show/seed_networks.hpp"
 #include "show/well_formed.hpp"
 #include <topos/show/plot.hpp>
 #include <topos/topos.hpp>
@@ -18,8 +19,11 @@
 namespace topos::show {
 namespace {
 
+using test::columns_of;
 using test::external_reference;
+using test::lines_of;
 using test::repeated_id;
+using test::training_and_inference;
 using test::well_formedness_error;
 
 // --- helpers -----------------------------------------------------------------
@@ -74,21 +78,6 @@ bool is_round_step(double step) {
            std::fabs(mantissa - 5) < 1e-9;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        lines.push_back(line);
-    }
-    return lines;
-}
-
-std::size_t columns_of(const std::string& line) {
-    return static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
-}
-
 // Code points in U+2800..U+28FF, whose UTF-8 starts E2 A0..A3.
 std::size_t braille_cells(const std::string& text) {
     std::size_t cells = 0;
@@ -114,41 +103,6 @@ Plot two_series_plot() {
     plot.steps("valid", {4.2, 3.5, 3, 2.8, 2.7, 2.7});
     plot.mark(5, 1.2, "best");
     return plot;
-}
-
-// The walkthrough of docs/guide/entries-and-plans.md.
-template <Element T>
-struct Walkthrough {
-    Network<T> network;
-    Symbol loss;
-};
-
-template <Element T>
-Walkthrough<T> walkthrough() {
-    Tape<T> tape;
-    auto weights = tape.parameter(Tensor<T>({2, 2}, {T(0.5), T(-0.25), T(0.25), T(0.4)}));
-    auto input = tape.input(Tensor<T>({1, 2}, {T(1), T(2)}));
-    auto hidden = input.matmul(weights).tanh();
-    auto loss = (hidden * hidden).sum();
-    return Walkthrough<T>{std::move(tape).into_network(), loss};
-}
-
-// The [8, 32, 32, 4] MLP of examples/gallery/live_volume.cpp, planned twice.
-struct TrainingAndInference {
-    Plan<float> training;
-    Plan<float> inference;
-};
-
-TrainingAndInference training_and_inference() {
-    Tape<float> tape;
-    const Mlp<float> mlp(tape, {8, 32, 32, 4}, Activation::Tanh, init::xavier(3));
-    const Tensor<float> features = init::normal(5, 1.0)(Shape{64, 8});
-    auto predicted = mlp.express(tape.input(features));
-    auto loss = (predicted * predicted).sum();
-    const auto adjoints = tape.differentiate(loss, mlp.parameters());
-    const Symbol loss_symbol = loss;
-    const auto network = std::move(tape).into_network();
-    return {network.entry(adjoints.roots()).lower(), network.entry({loss_symbol}).lower()};
 }
 
 double highest(const std::vector<std::size_t>& series) {
@@ -491,7 +445,7 @@ TEST(PlotText, FitsALongLegendIntoItsLines) {
 // --- live volume ---------------------------------------------------------------
 
 TEST(PlotLiveVolume, MarksTheWalkthroughPeakOf8ElementsAtNode2) {
-    const Walkthrough<float> graph = walkthrough<float>();
+    const test::Walkthrough<float> graph = test::walkthrough<float>();
     const Plan<float> plan = graph.network.entry({graph.loss}).lower();
     ASSERT_NE(plan.describe().find("live volume: peak 8 elements at node 2"), std::string::npos);
     const Plot plot = live_volume(plan);
@@ -512,7 +466,7 @@ TEST(PlotLiveVolume, MarksTheWalkthroughPeakOf8ElementsAtNode2) {
 }
 
 TEST(PlotLiveVolume, DrawsTheSeriesThePlanAccountsFor) {
-    const Walkthrough<double> graph = walkthrough<double>();
+    const test::Walkthrough<double> graph = test::walkthrough<double>();
     const Plan<double> plan = graph.network.entry({graph.loss}).lower();
     const Plot plot = live_volume(plan);
     const std::vector<std::size_t>& series = plan.live_series();
@@ -561,7 +515,7 @@ TEST(PlotLiveVolume, RefusesAComparisonOfNoPlan) {
 }
 
 TEST(PlotLiveVolume, ComparesDoublePlansToo) {
-    const Walkthrough<double> graph = walkthrough<double>();
+    const test::Walkthrough<double> graph = test::walkthrough<double>();
     const Plan<double> plan = graph.network.entry({graph.loss}).lower();
     const Plot plot = live_volume({{"one", plan}, {"again", plan}});
     EXPECT_EQ(plot.series().size(), 2U);

@@ -1,6 +1,7 @@
 // show::Report and show::style_sheet: a report is one self-contained,
 // well-formed HTML5 document (sections under a table of contents, or CSS-only
 // tabs), and write() puts it on disk atomically or says why it cannot.
+#include "show/seed_networks.hpp"
 #include "show/well_formed.hpp"
 #include <topos/show/card.hpp>
 #include <topos/show/graph.hpp>
@@ -33,23 +34,9 @@ using test::well_formedness_error;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Walkthrough {
-    Network<float> network;
-    Symbol loss;
-};
-
-Walkthrough record_walkthrough() {
-    Tape<float> tape;
-    auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
-    auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
-    auto hidden = input.matmul(weights).tanh();
-    auto loss = (hidden * hidden).sum();
-    return {std::move(tape).into_network(), loss};
-}
-
 // A report of every kind of exhibit: cards, text, a plot.
 Report walkthrough_report(Layout layout) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Plan<float> plan = graph.network.entry({graph.loss}).lower();
     Report report("walkthrough <loss> & plan", layout);
     report.add("the network", card(graph.network))
@@ -114,7 +101,7 @@ TEST(Report, SectionsLayoutIsAWellFormedSelfContainedDocument) {
 }
 
 TEST(Report, PicturesAndStableHloEmbedWellFormed) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     const Plan<float> plan = graph.network.entry({graph.loss}).lower();
     for (const Layout layout : {Layout::Sections, Layout::Tabs}) {
         Report report("pictures", layout);
@@ -126,7 +113,7 @@ TEST(Report, PicturesAndStableHloEmbedWellFormed) {
 
 // Graphviz numbers its ids (graph0, node1, edge1) afresh in every picture.
 TEST(Report, TwoPicturesInOneReportShareNoId) {
-    const Walkthrough graph = record_walkthrough();
+    const test::Walkthrough<float> graph = test::walkthrough();
     Report report("two pictures");
     report.add("the network drawn", show::graph(graph.network))
         .add("the plan drawn", show::graph(graph.network.entry({graph.loss}).lower()));
