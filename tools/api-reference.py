@@ -62,8 +62,10 @@ GROUPS = [
     ("Reading a computation: pictures, charts, cards, reports (topos::show)", [
         "show/graph.hpp", "show/picture.hpp", "show/plot.hpp", "show/card.hpp",
         "show/report.hpp", "show/html.hpp"]),
+    ("The playground language (topos::lang)", [
+        "lang/program.hpp", "lang/readings.hpp", "lang/play.hpp"]),
 ]
-COVERED = ["model", "data", "distributed", "show"]
+COVERED = ["model", "data", "distributed", "show", "lang"]
 
 # Whole comments up to this many characters are shown whole.
 SHORT = 160

@@ -34,6 +34,7 @@ LAYERS = [
     ("data", ["data"]),
     ("distributed", ["distributed"]),
     ("presentation", ["show"]),
+    ("language", ["lang"]),
 ]
 
 # Includes that may run upward, each with its reason. Empty, and it should stay

@@ -3,7 +3,9 @@
 #include <topos/core/shape.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <ostream>
+#include <string>
 
 namespace topos {
 namespace {
@@ -31,8 +33,9 @@ void check_size(std::span<const std::size_t> extents) {
     for (const std::size_t extent : extents) {
         if (extent != 0 && reach > Shape::max_elements / extent) {
             throw detail::ShapeTooLarge(
-                "the shape " + text_of(extents) +
-                " is too large: its extents multiply past 2^60 - 1 (Shape::max_elements), more "
+                "the shape " + text_of(extents) + " is too large: its extents multiply past 2^" +
+                std::to_string(std::numeric_limits<std::size_t>::digits - 4) +
+                " - 1 (Shape::max_elements), more "
                 "elements than any tensor can address; check the extents and attributes that "
                 "produced it");
         }
@@ -106,7 +109,8 @@ std::string Shape::str() const {
 }
 
 bool operator==(const Shape& a, const Shape& b) {
-    return std::ranges::equal(a.extents(), b.extents());
+    return std::equal(
+        a.extents().begin(), a.extents().end(), b.extents().begin(), b.extents().end());
 }
 
 std::ostream& operator<<(std::ostream& out, const Shape& shape) {

@@ -1,9 +1,10 @@
+#include "core/bit_cast.hpp"
+#include "core/float_text.hpp"
 #include "core/tensor_elementwise.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <ostream>
@@ -23,7 +24,13 @@ void throw_element_count_mismatch(const Shape& shape, std::size_t given) {
 
 template <Element T>
 std::shared_ptr<T[]> Tensor<T>::allocate(std::size_t count) {
+#if defined(__cpp_lib_smart_ptr_for_overwrite)
     return std::make_shared_for_overwrite<T[]>(count == 0 ? 1 : count);
+#else
+    // The same default-initialised elements, in a second allocation (the libc++
+    // of Emscripten 3.1 has no make_shared_for_overwrite).
+    return std::shared_ptr<T[]>(new T[count == 0 ? 1 : count]);
+#endif
 }
 
 template <Element T>
@@ -47,12 +54,13 @@ Tensor<T>::Tensor(Shape shape, std::span<const T> values) : shape_(std::move(sha
         detail::throw_element_count_mismatch(shape_, values.size());
     }
     storage_ = allocate(values.size());
-    std::ranges::copy(values, storage_.get());
+    std::copy(values.begin(), values.end(), storage_.get());
 }
 
 template <Element T>
 Tensor<T> Tensor<T>::filled(Shape shape, T value) {
-    return generate(std::move(shape), [value](std::span<T> out) { std::ranges::fill(out, value); });
+    return generate(std::move(shape),
+                    [value](std::span<T> out) { std::fill(out.begin(), out.end(), value); });
 }
 
 template <Element T>
@@ -81,7 +89,8 @@ Tensor<U> Tensor<T>::cast() const {
         return *this;
     } else {
         return Tensor<U>::generate(shape_, [x = data()](std::span<U> out) {
-            std::ranges::transform(x, out.begin(), [](T value) { return static_cast<U>(value); });
+            std::transform(
+                x.begin(), x.end(), out.begin(), [](T value) { return static_cast<U>(value); });
         });
     }
 }
@@ -91,11 +100,11 @@ bool Tensor<T>::bit_equal(const Tensor& other) const {
     if (!(shape_ == other.shape_)) {
         return false;
     }
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
     auto a = data();
     auto b = other.data();
     for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(a[i]) !=
-            std::bit_cast<std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>(b[i])) {
+        if (detail::bit_cast<Bits>(a[i]) != detail::bit_cast<Bits>(b[i])) {
             return false;
         }
     }
@@ -114,7 +123,7 @@ namespace {
 template <Element T>
 void write_element(std::ostream& out, T value) {
     char buffer[64];
-    auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    auto result = detail::to_chars(buffer, buffer + sizeof buffer, value);
     out.write(buffer, result.ptr - buffer);
 }
 
@@ -173,7 +182,8 @@ Tensor<T> operator-(const Tensor<T>& a) {
 
 template <Element T>
 bool operator==(const Tensor<T>& a, const Tensor<T>& b) {
-    return a.shape() == b.shape() && std::ranges::equal(a.data(), b.data());
+    return a.shape() == b.shape() &&
+           std::equal(a.data().begin(), a.data().end(), b.data().begin(), b.data().end());
 }
 
 template <Element T>

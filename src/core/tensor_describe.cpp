@@ -2,6 +2,7 @@
 // one line because golden files and logs compare it; describe() instead names
 // the type and shape, puts each row on its own line with its columns aligned,
 // and elides the middle of large tensors so that the text stays short.
+#include "core/float_text.hpp"
 #include <topos/core/tensor.hpp>
 
 #include <algorithm>
@@ -26,7 +27,7 @@ std::string decimal(T value) {
         return "nan";
     }
     char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    const auto result = detail::to_chars(buffer, buffer + sizeof buffer, value);
     return {buffer, result.ptr};
 }
 

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -67,7 +68,7 @@ std::size_t first_extreme(std::size_t count, Term term, Beats beats) {
 // Positions are returned as T, so the last one must be exactly representable.
 template <Element T>
 void require_positions(const char* method, std::size_t count, const std::string& over) {
-    constexpr std::size_t exact = std::size_t{1} << std::numeric_limits<T>::digits;
+    constexpr std::uint64_t exact = std::uint64_t{1} << std::numeric_limits<T>::digits;
     if (count == 0) {
         throw ShapeError(std::string(method) + " over " + over +
                          ": there are no elements to choose from");

@@ -81,7 +81,7 @@ void ThreadPool::resize(std::size_t threads) {
 void ThreadPool::start_workers(std::size_t workers) {
     const std::lock_guard state(state_);
     stopping_ = false;
-    for (std::size_t i = 0; i < workers; ++i) {
+    for (std::size_t i = 0; threads_available && i < workers; ++i) {
         workers_.emplace_back([this, seen = generation_.load()] { work(seen); });
     }
 }

@@ -20,6 +20,16 @@
 
 namespace topos::detail {
 
+// Whether this build can start threads: not in WebAssembly built without
+// pthreads (Emscripten without -pthread). There the pool has no workers, and
+// every region runs on the calling thread, in the same order of tasks as with
+// one thread, so the results are the same bits.
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+inline constexpr bool threads_available = false;
+#else
+inline constexpr bool threads_available = true;
+#endif
+
 // A non-owning reference to a callable taking a task index (no allocation).
 class TaskRef {
 public:

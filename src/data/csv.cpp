@@ -1,3 +1,4 @@
+#include "core/float_text.hpp"
 #include <topos/core/error.hpp>
 #include <topos/data/csv.hpp>
 
@@ -27,7 +28,7 @@ std::string_view trimmed(std::string_view field) {
 double number_of(std::string_view field, const std::string& where) {
     const std::string_view text = trimmed(field);
     double value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const auto [end, error] = detail::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
         throw Error(where + ": \"" + std::string(field) + "\" is not a number");
     }

@@ -1,3 +1,4 @@
+#include "core/thread_pool.hpp"
 #include <topos/core/error.hpp>
 #include <topos/data/generator.hpp>
 #include <topos/data/loader.hpp>
@@ -66,8 +67,9 @@ Batch<T> Epoch<T>::gather(const Dataset<T>& dataset,
 template <Element T>
 void Epoch<T>::prepare(std::size_t index) {
     if (prefetch_ && index < ranges_.size()) {
+        // Where the build has no threads, the batch is gathered when it is taken.
         prepared_ = std::async(
-            std::launch::async,
+            detail::threads_available ? std::launch::async : std::launch::deferred,
             [dataset = dataset_, epoch = epoch_, index, positions = positions_of(index)] {
                 return gather(*dataset, epoch, index, positions);
             });

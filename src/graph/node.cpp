@@ -22,7 +22,7 @@ Node::Node(Symbol symbol,
     if (operands.size() > max_operands) {
         throw Error("a node reads at most " + std::to_string(max_operands) + " operands");
     }
-    std::ranges::copy(operands, operands_.begin());
+    std::copy(operands.begin(), operands.end(), operands_.begin());
 }
 
 std::ostream& operator<<(std::ostream& out, const Node& node) {

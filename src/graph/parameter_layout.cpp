@@ -9,7 +9,7 @@ namespace topos::detail {
 
 std::size_t ParameterLayout::slot(Symbol symbol) const {
     const bool ours = symbol.index() < slot_of_node.size() &&
-                      std::ranges::find(lineage, symbol.lineage()) != lineage.end();
+                      std::find(lineage.begin(), lineage.end(), symbol.lineage()) != lineage.end();
     if (!ours || slot_of_node[symbol.index()] < 0 ||
         symbols[static_cast<std::size_t>(slot_of_node[symbol.index()])] != symbol) {
         throw SymbolError("symbol %" + std::to_string(symbol.index()) +

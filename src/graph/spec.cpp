@@ -39,7 +39,7 @@ template void check_indices(const Tensor<double>&, const char*);
 template <Element T>
 bool Spec<T>::owns(Symbol symbol) const {
     return symbol.index() < nodes.size() &&
-           std::ranges::find(lineage, symbol.lineage()) != lineage.end() &&
+           std::find(lineage.begin(), lineage.end(), symbol.lineage()) != lineage.end() &&
            nodes[symbol.index()].symbol().lineage() == symbol.lineage();
 }
 

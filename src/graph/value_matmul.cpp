@@ -93,7 +93,7 @@ Value<T> Value<T>::matmul(const Value& given_other) const {
             .reshape(a.with_extent(a.rank() - 1, b[1]));
     }
     if (a.rank() == b.rank() &&
-        std::ranges::equal(a.extents().first(a.rank() - 2), b.extents().first(b.rank() - 2))) {
+        std::equal(a.extents().begin(), a.extents().end() - 2, b.extents().begin())) {
         return apply(Opcode::MatMul, {*this, other});
     }
     return batched_matmul(*this, other, batch);

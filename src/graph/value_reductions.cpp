@@ -19,7 +19,7 @@ namespace {
 template <Element T>
 std::vector<std::size_t> reduction_axes(const Value<T>& value, const Axes& axes) {
     std::vector<std::size_t> sorted(axes.values().begin(), axes.values().end());
-    std::ranges::sort(sorted, std::greater<>());
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
     for (std::size_t i = 0; i < sorted.size(); ++i) {
         if (sorted[i] >= value.shape().rank() || (i > 0 && sorted[i] == sorted[i - 1])) {
             throw ShapeError("a reduction of node " + std::to_string(value.index()) + ' ' +

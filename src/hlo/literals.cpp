@@ -1,8 +1,10 @@
 // Number literals for StableHLO constants (see literals.hpp).
 #include "hlo/literals.hpp"
 
+#include "core/bit_cast.hpp"
+#include "core/float_text.hpp"
+
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -30,11 +32,11 @@ std::string hex_bits(Bits bits) {
 
 // Whether two reals have the same bits (NaNs by payload, -0 apart from +0).
 bool same_bits(float a, float b) {
-    return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+    return detail::bit_cast<std::uint32_t>(a) == detail::bit_cast<std::uint32_t>(b);
 }
 
 bool same_bits(double a, double b) {
-    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+    return detail::bit_cast<std::uint64_t>(a) == detail::bit_cast<std::uint64_t>(b);
 }
 
 // MLIR's lexer reads `1e-05` as an integer and an identifier: a float literal
@@ -50,7 +52,7 @@ std::string with_point(std::string text) {
 template <class T>
 std::string shortest(T value) {
     char buffer[64];
-    const auto [end, error] = std::to_chars(std::begin(buffer), std::end(buffer), value);
+    const auto [end, error] = detail::to_chars(std::begin(buffer), std::end(buffer), value);
     (void)error;
     return with_point(std::string(buffer, end));
 }
@@ -59,20 +61,20 @@ std::string shortest(T value) {
 
 std::string real_literal(float value) {
     if (!std::isfinite(value)) {
-        return hex_bits(std::bit_cast<std::uint32_t>(value));
+        return hex_bits(detail::bit_cast<std::uint32_t>(value));
     }
     std::string text = shortest(value);
     // MLIR parses the decimal as a double and rounds that to float.
     const float parsed = static_cast<float>(std::strtod(text.c_str(), nullptr));
-    if (std::bit_cast<std::uint32_t>(parsed) != std::bit_cast<std::uint32_t>(value)) {
-        return hex_bits(std::bit_cast<std::uint32_t>(value));
+    if (detail::bit_cast<std::uint32_t>(parsed) != detail::bit_cast<std::uint32_t>(value)) {
+        return hex_bits(detail::bit_cast<std::uint32_t>(value));
     }
     return text;
 }
 
 std::string real_literal(double value) {
     if (!std::isfinite(value)) {
-        return hex_bits(std::bit_cast<std::uint64_t>(value));
+        return hex_bits(detail::bit_cast<std::uint64_t>(value));
     }
     return shortest(value);
 }

@@ -163,7 +163,7 @@ void check_no_strangers(const SafetensorsHeader& header,
             strangers.push_back(name);
         }
     }
-    std::ranges::sort(strangers, natural_less);
+    std::sort(strangers.begin(), strangers.end(), natural_less);
     for (const std::string& name : strangers) {
         const TensorEntry& entry = header.tensors.at(name);
         mismatches.add(name + ": not a parameter of this network (" + entry.dtype + ' ' +
@@ -206,7 +206,7 @@ std::string parameter_nodes(const std::map<std::string, Shape>& parameters) {
     for (const auto& [name, shape] : parameters) {
         names.push_back(name.substr(parameter_prefix.size()));
     }
-    std::ranges::sort(names, natural_less);
+    std::sort(names.begin(), names.end(), natural_less);
     std::string nodes;
     for (std::size_t i = 0; i < names.size() && i < Mismatches::shown; ++i) {
         nodes += (i == 0 ? "" : ", ") + names[i];

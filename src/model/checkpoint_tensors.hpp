@@ -4,10 +4,10 @@
 // (checkpoint.cpp) and by name (checkpoint_named.cpp).
 #pragma once
 
+#include "core/bit_cast.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -31,7 +31,7 @@ std::vector<std::byte> little_endian_bytes(const Tensor<T>& tensor) {
     std::vector<std::byte> bytes;
     bytes.reserve(tensor.elements() * sizeof(T));
     for (const T value : tensor.data()) {
-        const Bits<T> bits = std::bit_cast<Bits<T>>(value);
+        const Bits<T> bits = detail::bit_cast<Bits<T>>(value);
         for (std::size_t i = 0; i < sizeof(T); ++i) {
             bytes.push_back(static_cast<std::byte>((bits >> (8 * i)) & 0xff));
         }
@@ -47,7 +47,7 @@ Tensor<T> from_little_endian(std::span<const std::byte> bytes, const Shape& shap
             for (std::size_t i = 0; i < sizeof(T); ++i) {
                 bits |= static_cast<Bits<T>>(bytes[e * sizeof(T) + i]) << (8 * i);
             }
-            out[e] = std::bit_cast<T>(bits);
+            out[e] = detail::bit_cast<T>(bits);
         }
     });
 }

@@ -203,7 +203,7 @@ std::string byte_range(std::uint64_t begin, std::uint64_t end) {
 
 // The extents must tile the payload exactly: no overlap, no hole, nothing after.
 void check_tiling(std::vector<Extent> extents, std::uint64_t payload, const std::string& origin) {
-    std::ranges::sort(extents, [](const Extent& a, const Extent& b) {
+    std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {
         return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
     });
     std::uint64_t covered = 0;

@@ -3,6 +3,7 @@
 // time IndexError that names the operation, the calls that record it and the fix.
 #pragma once
 
+#include "core/float_text.hpp"
 #include <topos/core/error.hpp>
 
 #include <charconv>
@@ -19,7 +20,7 @@ std::string index_text(T value) {
         return std::to_string(static_cast<long long>(value));
     }
     char text[64];
-    const auto written = std::to_chars(text, text + sizeof text, value);
+    const auto written = detail::to_chars(text, text + sizeof text, value);
     return std::string(text, written.ptr);
 }
 

@@ -46,11 +46,11 @@ Axes::Axes(std::span<const std::size_t> axes) : size_(axes.size()) {
         throw ShapeError("an axis list of " + std::to_string(axes.size()) +
                          " entries exceeds the maximum rank of " + std::to_string(Shape::max_rank));
     }
-    std::ranges::copy(axes, axes_.begin());
+    std::copy(axes.begin(), axes.end(), axes_.begin());
 }
 
 bool operator==(const Axes& a, const Axes& b) {
-    return std::ranges::equal(a.values(), b.values());
+    return std::equal(a.values().begin(), a.values().end(), b.values().begin(), b.values().end());
 }
 
 std::ostream& operator<<(std::ostream& out, const Axes& axes) {

@@ -174,7 +174,9 @@ void transposed_product_by_rows(const WindowProductGeometry& geometry,
     thread_local std::vector<T> row;
     row.resize(depth);
     std::fill(out, out + depth * columns, T{0});
+#if defined(TOPOS_HAS_AVX2_LOOPS)
     const bool vector_loop = runs_avx2_fma();
+#endif
     for (std::size_t p = 0; p < rows; ++p) {
         patches.line(p, 1, row.data());
         const T* g_row = gradient + p * columns;

@@ -155,7 +155,9 @@ using ExpiryQueue = std::priority_queue<Expiry, std::vector<Expiry>, std::greate
 ArenaAssignment assign_arena(const std::vector<BufferInterval>& intervals, std::size_t alignment) {
     std::vector<std::uint32_t> order(intervals.size());
     std::iota(order.begin(), order.end(), std::uint32_t{0});
-    std::ranges::stable_sort(order, {}, [&](std::uint32_t i) { return intervals[i].first; });
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return intervals[a].first < intervals[b].first;
+    });
     ArenaAssignment assignment;
     assignment.offsets.resize(intervals.size());
     LiveBuffers live(intervals.size());

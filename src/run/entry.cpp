@@ -62,7 +62,7 @@ std::vector<Symbol> Entry<T>::declared() const {
     std::vector<Symbol> declared;
     for (const auto* list : {&roots_, &observed_}) {
         for (const Symbol& symbol : *list) {
-            if (std::ranges::find(declared, symbol) == declared.end()) {
+            if (std::find(declared.begin(), declared.end(), symbol) == declared.end()) {
                 declared.push_back(symbol);
             }
         }

@@ -3,6 +3,7 @@
 // past 200 rows, so that a card's size never grows with what it shows.
 #pragma once
 
+#include "core/float_text.hpp"
 #include <topos/core/tensor.hpp>
 #include <topos/show/html.hpp>
 
@@ -36,14 +37,15 @@ inline std::string header(std::string_view kind, std::string_view type) {
 template <Element T>
 std::string shortest(T value) {
     std::array<char, 64> buffer{};
-    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    const auto result =
+        topos::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
     return {buffer.data(), result.ptr};
 }
 
 // A derived quantity (a mean, a bin edge): six significant digits.
 inline std::string rounded(double value) {
     std::array<char, 64> buffer{};
-    const auto result = std::to_chars(
+    const auto result = topos::detail::to_chars(
         buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
     return {buffer.data(), result.ptr};
 }

@@ -2,6 +2,7 @@
 // elements, then the payload: the value alone at rank 0, a table shaded by value
 // when small, a histogram of the finite values when large. The markup grows
 // with at most 400 cells or 20 bars, never with the element count.
+#include "core/float_text.hpp"
 #include "show/card_parts.hpp"
 #include <topos/show/card.hpp>
 
@@ -56,7 +57,7 @@ std::string statistics_line(const Statistics<T>& stats, std::size_t elements) {
 // Two decimals: an opacity.
 std::string two_decimals(double value) {
     std::array<char, 32> buffer{};
-    const auto result = std::to_chars(
+    const auto result = topos::detail::to_chars(
         buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, 2);
     return {buffer.data(), result.ptr};
 }

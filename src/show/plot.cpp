@@ -1,5 +1,6 @@
 // The Plot builder (series checked as they are added) and show::live_volume,
 // a plan's live_series() as a step chart with its peak marked.
+#include "core/float_text.hpp"
 #include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
@@ -131,7 +132,7 @@ void require_positive(double value, const char* kind, const std::string& label, 
         return;
     }
     std::array<char, 64> buffer{};
-    const auto written = std::to_chars(
+    const auto written = topos::detail::to_chars(
         buffer.data(), buffer.data() + buffer.size(), value + 0.0, std::chars_format::general, 6);
     throw ShowError("plot: " + std::string(kind) + " \"" + label + "\" has " +
                     (along_x ? "x" : "y") + " = " + std::string(buffer.data(), written.ptr) +

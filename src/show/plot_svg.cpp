@@ -1,6 +1,7 @@
 // Plot::svg and Plot::html: the chart as a standalone SVG document. Every number
 // is written by std::to_chars with a fixed precision, so the output is the same
 // in every locale and on every run.
+#include "core/float_text.hpp"
 #include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
@@ -22,7 +23,7 @@ constexpr std::size_t minimum_height = 120;
 // `value` with `decimals` digits after the point, trailing zeros dropped, never "-0".
 std::string fixed(double value, int decimals) {
     std::array<char, 400> buffer{};
-    const auto [end, error] = std::to_chars(
+    const auto [end, error] = topos::detail::to_chars(
         buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, decimals);
     std::string text(buffer.data(), error == std::errc() ? end : buffer.data());
     if (text.find('.') != std::string::npos) {
@@ -36,7 +37,7 @@ std::string fixed(double value, int decimals) {
 
 std::string general(double value) {
     std::array<char, 64> buffer{};
-    const auto [end, error] = std::to_chars(
+    const auto [end, error] = topos::detail::to_chars(
         buffer.data(), buffer.data() + buffer.size(), value + 0.0, std::chars_format::general, 6);
     return {buffer.data(), error == std::errc() ? end : buffer.data()};
 }

@@ -2,6 +2,7 @@
 // characters (U+2800 to U+28FF), each cell 2 dots wide and 4 tall; the y axis
 // carries its extremes (and a middle value) on the left, the x axis its range
 // below, and a legend names each series and marker.
+#include "core/float_text.hpp"
 #include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
@@ -40,9 +41,10 @@ std::string number(double value) {
     if (magnitude < 1e6 && (magnitude >= 1e-3 || value == 0)) {
         const int decimals =
             std::max(0, 3 - static_cast<int>(std::floor(std::log10(std::max(magnitude, 1e-3)))));
-        written = std::to_chars(first, last, value + 0.0, std::chars_format::fixed, decimals);
+        written =
+            topos::detail::to_chars(first, last, value + 0.0, std::chars_format::fixed, decimals);
     } else {
-        written = std::to_chars(first, last, value + 0.0, std::chars_format::general, 4);
+        written = topos::detail::to_chars(first, last, value + 0.0, std::chars_format::general, 4);
     }
     std::string text(first, written.ec == std::errc() ? written.ptr : first);
     if (text.find('.') != std::string::npos && text.find('e') == std::string::npos) {

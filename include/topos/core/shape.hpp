@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <limits>
 #include <span>
 #include <string>
 
@@ -20,9 +21,10 @@ class Shape {
 public:
     // The most axes a shape may have.
     static constexpr std::size_t max_rank = 8;
-    // 2^60 - 1: any element count times the largest element size (8 bytes)
-    // stays within std::ptrdiff_t.
-    static constexpr std::size_t max_elements = (std::size_t{1} << 60) - 1;
+    // 2^60 - 1 (2^28 - 1 where std::size_t has 32 bits, as in WebAssembly): any
+    // element count times the largest element size (8 bytes) stays within
+    // std::ptrdiff_t.
+    static constexpr std::size_t max_elements = std::numeric_limits<std::size_t>::max() >> 4;
 
     // The rank-0 shape: a scalar, one element.
     Shape() = default;

@@ -6,8 +6,9 @@
 // this one.
 #pragma once
 
+#include "core/bit_cast.hpp"
+
 #include <array>
-#include <bit>
 #include <cfloat>
 #include <cmath>  // std::fma only
 #include <cstddef>
@@ -27,11 +28,11 @@ inline constexpr std::uint64_t implicit_bit = 0x0010'0000'0000'0000;
 inline constexpr std::uint64_t exponent_of_one = 0x3ff0'0000'0000'0000;
 
 inline std::uint64_t to_bits(double x) {
-    return std::bit_cast<std::uint64_t>(x);
+    return topos::detail::bit_cast<std::uint64_t>(x);
 }
 
 inline double from_bits(std::uint64_t b) {
-    return std::bit_cast<double>(b);
+    return topos::detail::bit_cast<double>(b);
 }
 
 inline bool is_nan(double x) {
