@@ -1,6 +1,6 @@
 // Sigmoid: elementwise 1 / (1 + e^-a), by the project's own sigmoid.
-#include "core/exact_math.hpp"
 #include "hlo/builder.hpp"
+#include "kernels/transcendental.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -9,7 +9,7 @@ namespace {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return exact::sigmoid(x); });
+    exact_map(ExactFunction::Sigmoid, operands[0].data, out, operands[0].shape->elements());
 }
 
 // d sigmoid(a) = y (1 - y) da with y = sigmoid(a), written (g y) - (g y) y

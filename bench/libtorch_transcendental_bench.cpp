@@ -1,0 +1,75 @@
+// LibTorch's vectorised exp, tanh and sigmoid on one thread, over the same
+// 2^20 elements uniform in [-4, 4] as transcendental_bench (float and double).
+// Counters: ns per element.
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <functional>
+#include <random>
+#include <string>
+#include <torch/torch.h>
+#include <vector>
+
+namespace {
+
+constexpr std::int64_t elements = std::int64_t{1} << 20;
+
+torch::Tensor uniform_inputs(torch::ScalarType type) {
+    std::mt19937 random(2026);
+    std::uniform_real_distribution<double> uniform(-4.0, 4.0);
+    std::vector<double> values(static_cast<std::size_t>(elements));
+    for (double& value : values) {
+        value = uniform(random);
+    }
+    return torch::tensor(values, torch::kFloat64).to(type);
+}
+
+void torch_function(benchmark::State& state,
+                    torch::ScalarType type,
+                    const std::function<void(const torch::Tensor&, torch::Tensor&)>& f) {
+    at::set_num_threads(1);
+    const torch::Tensor x = uniform_inputs(type);
+    torch::Tensor out = torch::empty_like(x);
+    for (auto _ : state) {
+        f(x, out);
+        benchmark::DoNotOptimize(out.data_ptr());
+        benchmark::ClobberMemory();
+    }
+    // A rate of (elements / 10^9) per second, inverted: nanoseconds per element.
+    state.counters["ns_per_element"] = benchmark::Counter(
+        static_cast<double>(elements) * static_cast<double>(state.iterations()) / 1e9,
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void register_all() {
+    const std::pair<const char*, std::function<void(const torch::Tensor&, torch::Tensor&)>>
+        functions[] = {
+            {"exp", [](const torch::Tensor& x, torch::Tensor& out) { torch::exp_out(out, x); }},
+            {"tanh", [](const torch::Tensor& x, torch::Tensor& out) { torch::tanh_out(out, x); }},
+            {"sigmoid",
+             [](const torch::Tensor& x, torch::Tensor& out) { torch::sigmoid_out(out, x); }}};
+    for (const auto& [name, f] : functions) {
+        benchmark::RegisterBenchmark(("float_" + std::string(name) + "/libtorch").c_str(),
+                                     torch_function,
+                                     torch::kFloat32,
+                                     f)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("double_" + std::string(name) + "/libtorch").c_str(),
+                                     torch_function,
+                                     torch::kFloat64,
+                                     f)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    register_all();
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,223 @@
+// The exact exp, tanh and sigmoid of core/exact_math, written once over vector
+// lanes of doubles: the same operations in the same order as the scalar
+// functions (+, -, *, /, fma, comparisons and bit operations, each exactly
+// rounded per lane), so every lane gets the scalar function's bits. A branch
+// of the scalar code becomes a blend: every lane computes the common path (on
+// a harmless stand-in where it does not take it), then the special cases are
+// selected in. Where a lane needs a path the lanes do not compute (an exp whose
+// scaling by 2^k takes two steps), the whole vector is left to the scalar code.
+//
+// `L` is a lane set (transcendental_avx2.cpp, transcendental_avx512.cpp):
+//   L::V, L::M                       the lanes, a mask of lanes
+//   L::splat(c); add sub mul div fma; xor_bits; magnitude; sign_of
+//   lt le gt ge eq unordered -> M; both either -> M; all any -> bool; select(m, a, b)
+//   pow2(k): 2^k for whole k in [-1022, 1023]
+// This header is included where the target of L is pushed, and only there.
+#pragma once
+
+#include "core/exact_math.hpp"
+
+#include <array>
+#include <cstddef>
+
+// Every function here is inlined into the loop that calls it: a vector, or a
+// struct of vectors, passed by value between functions whose target is pushed
+// may be passed as if the file's default target held (g++ 12 then drops the
+// upper halves of a struct of one 256-bit vector).
+#define TOPOS_LANES_INLINE [[gnu::always_inline]] inline
+
+namespace topos::detail::lanes {
+
+namespace scalar = topos::exact::detail;
+
+template <class L>
+struct Pair {
+    typename L::V hi;
+    typename L::V lo;
+};
+
+template <class L>
+TOPOS_LANES_INLINE typename L::V constant(double c) {
+    return L::splat(c);
+}
+
+template <class L>
+TOPOS_LANES_INLINE Pair<L> two_sum(typename L::V a, typename L::V b) {
+    const auto s = L::add(a, b);
+    const auto b_part = L::sub(s, a);
+    return {s, L::add(L::sub(a, L::sub(s, b_part)), L::sub(b, b_part))};
+}
+
+template <class L>
+TOPOS_LANES_INLINE Pair<L> fast_two_sum(typename L::V a, typename L::V b) {
+    const auto s = L::add(a, b);
+    return {s, L::sub(b, L::sub(s, a))};
+}
+
+template <class L>
+TOPOS_LANES_INLINE Pair<L> two_prod(typename L::V a, typename L::V b) {
+    const auto p = L::mul(a, b);
+    return {p, L::fma(a, b, L::negate(p))};
+}
+
+template <class L>
+TOPOS_LANES_INLINE typename L::V divide(Pair<L> n, Pair<L> d) {
+    const auto q = L::div(n.hi, d.hi);
+    const auto remainder = L::add(L::fma(L::negate(q), d.hi, n.hi), L::sub(n.lo, L::mul(q, d.lo)));
+    return L::add(q, L::div(remainder, d.hi));
+}
+
+template <class L, std::size_t N>
+TOPOS_LANES_INLINE typename L::V horner(typename L::V x, const std::array<double, N>& c) {
+    auto acc = constant<L>(c[N - 1]);
+    for (std::size_t i = N - 1; i > 0; --i) {
+        acc = L::fma(acc, x, constant<L>(c[i - 1]));
+    }
+    return acc;
+}
+
+template <class L>
+TOPOS_LANES_INLINE typename L::V round_to_integer(typename L::V v) {
+    const auto shifter = constant<L>(0x1.8p52);
+    return L::sub(L::add(v, shifter), shifter);
+}
+
+template <class L>
+struct Ln2Reduction {
+    typename L::V r;
+    typename L::V r_lo;
+    typename L::V k;  // a whole number
+};
+
+// scalar::reduce_ln2 with x_lo = 0.
+template <class L>
+TOPOS_LANES_INLINE Ln2Reduction<L> reduce_ln2(typename L::V x) {
+    const auto k = round_to_integer<L>(L::mul(x, constant<L>(scalar::inv_ln2)));
+    const auto a = L::sub(x, L::mul(k, constant<L>(scalar::ln2_hi)));
+    const Pair<L> r =
+        two_sum<L>(a, L::sub(constant<L>(0.0), L::mul(k, constant<L>(scalar::ln2_lo))));
+    return {r.hi, r.lo, k};
+}
+
+template <class L>
+TOPOS_LANES_INLINE Pair<L> expm1_kernel(typename L::V r, typename L::V r_lo) {
+    const auto half = constant<L>(0.5);
+    const Pair<L> r2 = two_prod<L>(r, r);
+    const Pair<L> s = two_sum<L>(r, L::mul(half, r2.hi));
+    const auto tail = L::add(L::add(L::add(s.lo, L::mul(half, r2.lo)), L::fma(r_lo, r, r_lo)),
+                             L::mul(L::mul(r, r2.hi), horner<L>(r, scalar::expm1_poly)));
+    return fast_two_sum<L>(s.hi, tail);
+}
+
+template <class L>
+struct Scaled {
+    typename L::V hi;
+    typename L::V lo;
+    typename L::V k;
+};
+
+template <class L>
+TOPOS_LANES_INLINE Scaled<L> exp_kernel(typename L::V x) {
+    const Ln2Reduction<L> red = reduce_ln2<L>(x);
+    const Pair<L> m = expm1_kernel<L>(red.r, red.r_lo);
+    const Pair<L> y = two_sum<L>(constant<L>(1.0), m.hi);
+    return {y.hi, L::add(y.lo, m.lo), red.k};
+}
+
+// scalar::exp_pair, for |x| <= 45.
+template <class L>
+TOPOS_LANES_INLINE Pair<L> exp_pair(typename L::V x) {
+    const Scaled<L> e = exp_kernel<L>(x);
+    const Pair<L> y = fast_two_sum<L>(e.hi, e.lo);
+    const auto s = L::pow2(e.k);
+    return {L::mul(y.hi, s), L::mul(y.lo, s)};
+}
+
+// scalar::expm1_pair, for 0 <= x <= 45 (so 0 <= k <= 65: the k < -53 branch is not needed).
+template <class L>
+TOPOS_LANES_INLINE Pair<L> expm1_pair_of_nonnegative(typename L::V x) {
+    const Ln2Reduction<L> red = reduce_ln2<L>(x);
+    const Pair<L> m = expm1_kernel<L>(red.r, red.r_lo);
+    const auto s = L::pow2(red.k);
+    const auto beyond = L::gt(red.k, constant<L>(53.0));
+    const auto a = L::select(beyond, s, L::sub(s, constant<L>(1.0)));
+    const auto a_lo = L::select(beyond, constant<L>(-1.0), constant<L>(0.0));
+    const Pair<L> sum = two_sum<L>(a, L::mul(s, m.hi));
+    const Pair<L> e = fast_two_sum<L>(sum.hi, L::add(sum.lo, L::add(L::mul(s, m.lo), a_lo)));
+    const auto k_zero = L::eq(red.k, constant<L>(0.0));
+    return {L::select(k_zero, m.hi, e.hi), L::select(k_zero, m.lo, e.lo)};
+}
+
+// exact::tanh, lane by lane.
+template <class L>
+TOPOS_LANES_INLINE typename L::V tanh(typename L::V x) {
+    const auto ax = L::magnitude(x);
+    const auto common = L::lt(ax, constant<L>(22.0));
+    const auto t = L::select(common, ax, constant<L>(1.0));
+    const Pair<L> e = expm1_pair_of_nonnegative<L>(L::mul(constant<L>(2.0), t));
+    const Pair<L> d = two_sum<L>(e.hi, constant<L>(2.0));
+    const auto quotient = divide<L>(e, {d.hi, L::add(d.lo, e.lo)});
+    auto r = L::select(common, quotient, constant<L>(1.0));
+    r = L::xor_bits(r, L::sign_of(x));
+    r = L::select(L::lt(ax, constant<L>(0x1p-27)), x, r);
+    return L::select(L::unordered(x), constant<L>(scalar::quiet_nan), r);
+}
+
+// Whether lanes' exp of x is the single scaling of scalar exact::exp (and of
+// the x < -40 branch of sigmoid): -708 <= x <= 709, where 2^k is one double.
+template <class L>
+TOPOS_LANES_INLINE typename L::M exp_scales_once(typename L::V x) {
+    return L::both(L::ge(x, constant<L>(-708.0)), L::le(x, constant<L>(709.0)));
+}
+
+// exact::exp for lanes where exp_scales_once or the result is a special case
+// (NaN, overflow above 709.79, underflow below -745.2); other lanes give
+// garbage, and callers leave vectors holding them to the scalar code.
+template <class L>
+TOPOS_LANES_INLINE typename L::V exp(typename L::V x) {
+    const auto once = exp_scales_once<L>(x);
+    const Scaled<L> e = exp_kernel<L>(L::select(once, x, constant<L>(0.0)));
+    auto r = L::mul(L::add(e.hi, e.lo), L::pow2(e.k));
+    r = L::select(L::gt(x, constant<L>(709.79)), constant<L>(scalar::infinity), r);
+    r = L::select(L::lt(x, constant<L>(-745.2)), constant<L>(0.0), r);
+    return L::select(L::unordered(x), constant<L>(scalar::quiet_nan), r);
+}
+
+// Whether exp covers every lane of x.
+template <class L>
+TOPOS_LANES_INLINE bool exp_covers(typename L::V x) {
+    const auto special = L::either(L::either(L::unordered(x), L::gt(x, constant<L>(709.79))),
+                                   L::lt(x, constant<L>(-745.2)));
+    return L::all(L::either(exp_scales_once<L>(x), special));
+}
+
+// exact::sigmoid, lane by lane, for lanes where sigmoid_covers holds.
+template <class L>
+TOPOS_LANES_INLINE typename L::V sigmoid(typename L::V x) {
+    const auto forty = constant<L>(40.0);
+    const auto common = L::le(L::magnitude(x), forty);
+    const auto t = L::select(common, x, constant<L>(0.0));
+    const Pair<L> e = exp_pair<L>(L::negate(L::magnitude(t)));
+    const Pair<L> d = two_sum<L>(constant<L>(1.0), e.hi);
+    const Pair<L> denominator{d.hi, L::add(d.lo, e.lo)};
+    // 1 / (1 + e) where t >= 0, e / (1 + e) where not: one division of the
+    // numerator each lane takes.
+    const auto nonnegative = L::ge(t, constant<L>(0.0));
+    const Pair<L> numerator{L::select(nonnegative, constant<L>(1.0), e.hi),
+                            L::select(nonnegative, constant<L>(0.0), e.lo)};
+    auto r = divide<L>(numerator, denominator);
+    r = L::select(L::gt(x, forty), constant<L>(1.0), r);
+    const auto far_below = L::lt(x, L::negate(forty));
+    if (L::any(far_below)) {  // rare, and a second exp
+        r = L::select(far_below, exp<L>(x), r);
+    }
+    return L::select(L::unordered(x), constant<L>(scalar::quiet_nan), r);
+}
+
+// Whether sigmoid covers every lane of x: its x < -40 branch is exp's.
+template <class L>
+TOPOS_LANES_INLINE bool sigmoid_covers(typename L::V x) {
+    return exp_covers<L>(x);
+}
+
+}  // namespace topos::detail::lanes

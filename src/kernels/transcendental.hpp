@@ -1,0 +1,38 @@
+// The exact exp, tanh and sigmoid over whole buffers, in vector lanes where
+// the processor has them (AVX2 + FMA: 4 doubles; AVX-512F: 8), each lane
+// computing exactly what core/exact_math computes for its element, so the
+// bits are the scalar functions' on every instruction set (the algorithm is
+// in exact_lanes.hpp). Long buffers are shared among the pool's threads.
+#pragma once
+
+#include <topos/core/tensor.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace topos::detail {
+
+enum class ExactFunction : std::uint8_t {
+    Exp,
+    Tanh,
+    Sigmoid
+};
+
+// out[i] = f(x[i]) for i < count, with the bits of exact::exp, exact::tanh or
+// exact::sigmoid; out may be x.
+template <Element T>
+void exact_map(ExactFunction f, const T* x, T* out, std::size_t count);
+
+// The same on one thread with one instruction set (the tests and the tools
+// compare them): portable is the scalar functions' loop.
+template <Element T>
+void exact_map_portable(ExactFunction f, const T* x, T* out, std::size_t count);
+
+#if defined(__x86_64__)
+void exact_map_avx2(ExactFunction f, const float* x, float* out, std::size_t count);
+void exact_map_avx2(ExactFunction f, const double* x, double* out, std::size_t count);
+void exact_map_avx512(ExactFunction f, const float* x, float* out, std::size_t count);
+void exact_map_avx512(ExactFunction f, const double* x, double* out, std::size_t count);
+#endif
+
+}  // namespace topos::detail

@@ -1,0 +1,185 @@
+// The exact exp, tanh and sigmoid in vector lanes (kernels/transcendental.hpp)
+// give the scalar functions' bits on every instruction set this processor runs,
+// for float and double: at every boundary where the scalar code branches, for
+// special values, for random bit patterns and ranges, with tails shorter than
+// a vector, in place, and shared among threads.
+#include "core/exact_math.hpp"
+#include "kernels/transcendental.hpp"
+#include <topos/core/isa.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace topos::detail {
+namespace {
+
+constexpr ExactFunction functions[] = {
+    ExactFunction::Exp, ExactFunction::Tanh, ExactFunction::Sigmoid};
+
+std::string name_of(ExactFunction f) {
+    switch (f) {
+        case ExactFunction::Exp:
+            return "exp";
+        case ExactFunction::Tanh:
+            return "tanh";
+        case ExactFunction::Sigmoid:
+            return "sigmoid";
+    }
+    return "?";
+}
+
+template <class T>
+bool same_bits(T a, T b) {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// Each boundary of the scalar code (and its neighbours), special values and
+// both signs of each.
+template <class T>
+std::vector<T> boundary_inputs() {
+    const double edges[] = {0.0,   0x1p-1074, 0x1p-149, 0x1p-60, 0x1p-54, 0x1p-27, 0.25,   0.3466,
+                            0.5,   1.0,       2.0,      19.1,    22.0,    38.0,    40.0,   45.0,
+                            88.72, 103.97,    708.0,    708.4,   709.0,   709.78,  709.79, 745.13,
+                            745.2, 800.0,     1e10,     3.4e38,  1e300};
+    std::vector<T> inputs;
+    for (const double edge : edges) {
+        const T e = static_cast<T>(edge);
+        for (const T value : {e, std::nextafter(e, T(0)), std::nextafter(e, T(1e30))}) {
+            inputs.push_back(value);
+            inputs.push_back(-value);
+        }
+    }
+    for (const T special : {std::numeric_limits<T>::infinity(),
+                            std::numeric_limits<T>::quiet_NaN(),
+                            std::numeric_limits<T>::max(),
+                            std::numeric_limits<T>::min(),
+                            std::numeric_limits<T>::denorm_min()}) {
+        inputs.push_back(special);
+        inputs.push_back(-special);
+    }
+    return inputs;
+}
+
+// Random bit patterns (every class of value), then uniform values in the
+// ranges where the functions do their work.
+template <class T>
+std::vector<T> random_inputs(std::size_t count, std::uint64_t seed) {
+    std::mt19937_64 random(seed);
+    std::vector<T> inputs(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i % 2 == 0) {
+            using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+            const Bits bits = static_cast<Bits>(random());
+            std::memcpy(&inputs[i], &bits, sizeof(T));
+        } else {
+            const double range = i % 3 == 0 ? 50.0 : (i % 3 == 1 ? 2.0 : 800.0);
+            inputs[i] =
+                static_cast<T>(std::uniform_real_distribution<double>(-range, range)(random));
+        }
+    }
+    return inputs;
+}
+
+template <class T>
+void expect_scalar_bits(ExactFunction f,
+                        const std::vector<T>& inputs,
+                        const std::vector<T>& outputs,
+                        const std::string& where) {
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        T expected{};
+        exact_map_portable(f, &inputs[i], &expected, 1);
+        if (!same_bits(expected, outputs[i]) && ++differing <= 5) {
+            ADD_FAILURE() << where << ": " << name_of(f) << "(" << std::hexfloat << inputs[i]
+                          << ") is " << outputs[i] << ", the scalar function gives " << expected;
+        }
+    }
+    EXPECT_EQ(differing, 0U) << where << ": " << name_of(f);
+}
+
+#if defined(__x86_64__)
+template <class T>
+void check_instruction_sets(const std::vector<T>& inputs, const std::string& what) {
+    int checked = 0;
+    for (const Isa set : supported_isas()) {
+        if (set == Isa::Portable) {
+            continue;
+        }
+        for (const ExactFunction f : functions) {
+            // Every length up to two vectors and one more, so every tail is met.
+            for (std::size_t length :
+                 {inputs.size(), std::size_t{1}, std::size_t{7}, std::size_t{17}}) {
+                length = std::min(length, inputs.size());
+                const std::vector<T> part(inputs.begin(),
+                                          inputs.begin() + static_cast<std::ptrdiff_t>(length));
+                std::vector<T> out(length);
+                if (set == Isa::Avx2) {
+                    exact_map_avx2(f, part.data(), out.data(), length);
+                } else {
+                    exact_map_avx512(f, part.data(), out.data(), length);
+                }
+                expect_scalar_bits(f, part, out, what + " on " + std::string(topos::name_of(set)));
+            }
+        }
+        ++checked;
+    }
+    if (checked == 0) {
+        GTEST_SKIP() << "this processor runs no vector instruction set";
+    }
+}
+#endif
+
+template <class T>
+class ExactLanes : public ::testing::Test {};
+
+using Elements = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ExactLanes, Elements);
+
+TYPED_TEST(ExactLanes, EveryBoundaryOfTheScalarCodeGivesItsBits) {
+#if defined(__x86_64__)
+    check_instruction_sets(boundary_inputs<TypeParam>(), "boundaries");
+#else
+    GTEST_SKIP() << "vector lanes are x86-64 only";
+#endif
+}
+
+TYPED_TEST(ExactLanes, RandomBitPatternsAndRangesGiveTheScalarBits) {
+#if defined(__x86_64__)
+    check_instruction_sets(random_inputs<TypeParam>(200003, 20261202), "random inputs");
+#else
+    GTEST_SKIP() << "vector lanes are x86-64 only";
+#endif
+}
+
+TYPED_TEST(ExactLanes, TheDispatchedMapSharedAmongThreadsAndInPlaceGivesTheScalarBits) {
+    const std::vector<TypeParam> inputs = random_inputs<TypeParam>(100001, 7);
+    for (const ExactFunction f : functions) {
+        std::vector<TypeParam> out(inputs.size());
+        exact_map(f, inputs.data(), out.data(), inputs.size());
+        expect_scalar_bits(f, inputs, out, "exact_map at " + std::string(topos::name_of(isa())));
+        std::vector<TypeParam> in_place = inputs;
+        exact_map(f, in_place.data(), in_place.data(), in_place.size());
+        expect_scalar_bits(f, inputs, in_place, "exact_map in place");
+    }
+}
+
+TYPED_TEST(ExactLanes, ThePortableMapIsTheScalarFunction) {
+    const std::vector<TypeParam> inputs = boundary_inputs<TypeParam>();
+    std::vector<TypeParam> out(inputs.size());
+    exact_map_portable(ExactFunction::Tanh, inputs.data(), out.data(), inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        EXPECT_TRUE(same_bits(out[i], exact::tanh(inputs[i]))) << inputs[i];
+    }
+}
+
+}  // namespace
+}  // namespace topos::detail
