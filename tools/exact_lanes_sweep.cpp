@@ -121,9 +121,13 @@ int main(int argc, char** argv) {
             sets.push_back(set);
         }
     }
-    std::printf("float bit patterns, every %llu-th, on %u threads\n",
-                static_cast<unsigned long long>(step),
-                shares);
+    if (step == 1) {
+        std::printf("all 2^32 float bit patterns, on %u threads\n", shares);
+    } else {
+        std::printf("one float bit pattern in %llu, on %u threads\n",
+                    static_cast<unsigned long long>(step),
+                    shares);
+    }
     int status = 0;
     for (const ExactFunction f :
          {ExactFunction::Exp, ExactFunction::Tanh, ExactFunction::Sigmoid}) {
