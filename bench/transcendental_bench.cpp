@@ -64,7 +64,9 @@ void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
 void register_all() {
     const std::pair<const char*, ExactFunction> functions[] = {{"exp", ExactFunction::Exp},
                                                                {"tanh", ExactFunction::Tanh},
-                                                               {"sigmoid", ExactFunction::Sigmoid}};
+                                                               {"sigmoid", ExactFunction::Sigmoid},
+                                                               {"erf", ExactFunction::Erf},
+                                                               {"gelu", ExactFunction::Gelu}};
     for (const Isa set : topos::supported_isas()) {
         for (const auto& [name, f] : functions) {
             const std::string suffix = std::string(name) + "/" + std::string(topos::name_of(set));

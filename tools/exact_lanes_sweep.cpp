@@ -105,6 +105,10 @@ const char* name_of(ExactFunction f) {
             return "tanh";
         case ExactFunction::Sigmoid:
             return "sigmoid";
+        case ExactFunction::Erf:
+            return "erf";
+        case ExactFunction::Gelu:
+            return "gelu";
     }
     return "?";
 }
@@ -129,8 +133,11 @@ int main(int argc, char** argv) {
                     shares);
     }
     int status = 0;
-    for (const ExactFunction f :
-         {ExactFunction::Exp, ExactFunction::Tanh, ExactFunction::Sigmoid}) {
+    for (const ExactFunction f : {ExactFunction::Exp,
+                                  ExactFunction::Tanh,
+                                  ExactFunction::Sigmoid,
+                                  ExactFunction::Erf,
+                                  ExactFunction::Gelu}) {
         Tally tally;
         for (std::size_t s = 0; s < sets.size(); ++s) {
             tally.first_difference[s] = patterns;

@@ -67,13 +67,36 @@ TOPOS_LANES_INLINE typename L::V divide(Pair<L> n, Pair<L> d) {
     return L::add(q, L::div(remainder, d.hi));
 }
 
+// scalar::horner: sum_{i >= first} c[i] x^(i - first).
 template <class L, std::size_t N>
-TOPOS_LANES_INLINE typename L::V horner(typename L::V x, const std::array<double, N>& c) {
+TOPOS_LANES_INLINE typename L::V horner(typename L::V x,
+                                        const std::array<double, N>& c,
+                                        std::size_t first = 0) {
     auto acc = constant<L>(c[N - 1]);
-    for (std::size_t i = N - 1; i > 0; --i) {
+    for (std::size_t i = N - 1; i > first; --i) {
         acc = L::fma(acc, x, constant<L>(c[i - 1]));
     }
     return acc;
+}
+
+// scalar::mul: the product of two pairs, the product of the low parts dropped.
+template <class L>
+TOPOS_LANES_INLINE Pair<L> mul(Pair<L> a, Pair<L> b) {
+    Pair<L> p = two_prod<L>(a.hi, b.hi);
+    p.lo = L::add(p.lo, L::add(L::mul(a.hi, b.lo), L::mul(a.lo, b.hi)));
+    return p;
+}
+
+// scalar::horner_pair: c[0] + c0_lo + x (c[1] + x (c[2] + ...)) as a pair.
+template <class L, std::size_t N>
+TOPOS_LANES_INLINE Pair<L> horner_pair(typename L::V x,
+                                       const std::array<double, N>& c,
+                                       double c0_lo) {
+    const Pair<L> inner = two_sum<L>(constant<L>(c[1]), L::mul(x, horner<L>(x, c, 2)));
+    Pair<L> p = two_prod<L>(x, inner.hi);
+    p.lo = L::add(p.lo, L::mul(x, inner.lo));
+    const Pair<L> sum = two_sum<L>(constant<L>(c[0]), p.hi);
+    return fast_two_sum<L>(sum.hi, L::add(sum.lo, L::add(p.lo, constant<L>(c0_lo))));
 }
 
 template <class L>
@@ -89,13 +112,12 @@ struct Ln2Reduction {
     typename L::V k;  // a whole number
 };
 
-// scalar::reduce_ln2 with x_lo = 0.
+// scalar::reduce_ln2: x + x_lo = k ln2 + r + r_lo.
 template <class L>
-TOPOS_LANES_INLINE Ln2Reduction<L> reduce_ln2(typename L::V x) {
+TOPOS_LANES_INLINE Ln2Reduction<L> reduce_ln2(typename L::V x, typename L::V x_lo) {
     const auto k = round_to_integer<L>(L::mul(x, constant<L>(scalar::inv_ln2)));
     const auto a = L::sub(x, L::mul(k, constant<L>(scalar::ln2_hi)));
-    const Pair<L> r =
-        two_sum<L>(a, L::sub(constant<L>(0.0), L::mul(k, constant<L>(scalar::ln2_lo))));
+    const Pair<L> r = two_sum<L>(a, L::sub(x_lo, L::mul(k, constant<L>(scalar::ln2_lo))));
     return {r.hi, r.lo, k};
 }
 
@@ -117,8 +139,8 @@ struct Scaled {
 };
 
 template <class L>
-TOPOS_LANES_INLINE Scaled<L> exp_kernel(typename L::V x) {
-    const Ln2Reduction<L> red = reduce_ln2<L>(x);
+TOPOS_LANES_INLINE Scaled<L> exp_kernel(typename L::V x, typename L::V x_lo) {
+    const Ln2Reduction<L> red = reduce_ln2<L>(x, x_lo);
     const Pair<L> m = expm1_kernel<L>(red.r, red.r_lo);
     const Pair<L> y = two_sum<L>(constant<L>(1.0), m.hi);
     return {y.hi, L::add(y.lo, m.lo), red.k};
@@ -127,7 +149,7 @@ TOPOS_LANES_INLINE Scaled<L> exp_kernel(typename L::V x) {
 // scalar::exp_pair, for |x| <= 45.
 template <class L>
 TOPOS_LANES_INLINE Pair<L> exp_pair(typename L::V x) {
-    const Scaled<L> e = exp_kernel<L>(x);
+    const Scaled<L> e = exp_kernel<L>(x, constant<L>(0.0));
     const Pair<L> y = fast_two_sum<L>(e.hi, e.lo);
     const auto s = L::pow2(e.k);
     return {L::mul(y.hi, s), L::mul(y.lo, s)};
@@ -136,7 +158,7 @@ TOPOS_LANES_INLINE Pair<L> exp_pair(typename L::V x) {
 // scalar::expm1_pair, for 0 <= x <= 45 (so 0 <= k <= 65: the k < -53 branch is not needed).
 template <class L>
 TOPOS_LANES_INLINE Pair<L> expm1_pair_of_nonnegative(typename L::V x) {
-    const Ln2Reduction<L> red = reduce_ln2<L>(x);
+    const Ln2Reduction<L> red = reduce_ln2<L>(x, constant<L>(0.0));
     const Pair<L> m = expm1_kernel<L>(red.r, red.r_lo);
     const auto s = L::pow2(red.k);
     const auto beyond = L::gt(red.k, constant<L>(53.0));
@@ -176,7 +198,7 @@ TOPOS_LANES_INLINE typename L::M exp_scales_once(typename L::V x) {
 template <class L>
 TOPOS_LANES_INLINE typename L::V exp(typename L::V x) {
     const auto once = exp_scales_once<L>(x);
-    const Scaled<L> e = exp_kernel<L>(L::select(once, x, constant<L>(0.0)));
+    const Scaled<L> e = exp_kernel<L>(L::select(once, x, constant<L>(0.0)), constant<L>(0.0));
     auto r = L::mul(L::add(e.hi, e.lo), L::pow2(e.k));
     r = L::select(L::gt(x, constant<L>(709.79)), constant<L>(scalar::infinity), r);
     r = L::select(L::lt(x, constant<L>(-745.2)), constant<L>(0.0), r);
@@ -218,6 +240,132 @@ TOPOS_LANES_INLINE typename L::V sigmoid(typename L::V x) {
 template <class L>
 TOPOS_LANES_INLINE bool sigmoid_covers(typename L::V x) {
     return exp_covers<L>(x);
+}
+
+// scalar::erf_small: erf(u) = u (1 + q(u^2)) as a pair, z = u^2 as a pair.
+template <class L>
+TOPOS_LANES_INLINE Pair<L> erf_small(typename L::V u, Pair<L> z) {
+    const auto q =
+        L::add(horner<L>(z.hi, scalar::erf_poly), L::mul(z.lo, constant<L>(scalar::erf_poly[1])));
+    const Pair<L> p = two_prod<L>(u, q);
+    const Pair<L> s = two_sum<L>(u, p.hi);
+    return fast_two_sum<L>(s.hi, L::add(s.lo, p.lo));
+}
+
+// scalar::erfc_kernel for lanes with 0.75 <= u <= 28 (others take a stand-in):
+// erfc(u + u_lo) = 2^k (hi + lo). Each piece of exp(u^2) erfc(u) is computed
+// only when some lane lies in it.
+template <class L>
+TOPOS_LANES_INLINE Scaled<L> erfc_kernel(typename L::V u, typename L::V u_lo, Pair<L> z) {
+    const auto near = L::lt(u, constant<L>(2.0));
+    const auto far = L::ge(u, constant<L>(3.0));
+    const auto mid = L::both(L::ge(u, constant<L>(2.0)), L::lt(u, constant<L>(3.0)));
+    Pair<L> r{constant<L>(0.0), constant<L>(0.0)};
+    if (L::any(near)) {
+        const auto h = L::sub(u, constant<L>(scalar::erfc_near_centre));
+        const Pair<L> piece = horner_pair<L>(h, scalar::erfc_near_poly, scalar::erfc_near_lo);
+        r = {L::select(near, piece.hi, r.hi), L::select(near, piece.lo, r.lo)};
+    }
+    if (L::any(mid)) {
+        const auto h = L::sub(u, constant<L>(scalar::erfc_mid_centre));
+        const Pair<L> piece = horner_pair<L>(h, scalar::erfc_mid_poly, scalar::erfc_mid_lo);
+        r = {L::select(mid, piece.hi, r.hi), L::select(mid, piece.lo, r.lo)};
+    }
+    if (L::any(far)) {
+        const auto h = L::sub(L::div(constant<L>(1.0), z.hi), constant<L>(scalar::erfc_far_centre));
+        const Pair<L> g = horner_pair<L>(h, scalar::erfc_far_poly, scalar::erfc_far_lo);
+        const auto hi = L::div(g.hi, u);
+        const auto lo = L::div(L::add(L::fma(L::negate(hi), u, g.hi), g.lo), u);
+        r = {L::select(far, hi, r.hi), L::select(far, lo, r.lo)};
+    }
+    const auto slope =
+        L::sub(L::mul(L::mul(constant<L>(2.0), u), r.hi), constant<L>(scalar::two_over_sqrt_pi_hi));
+    r.lo = L::add(r.lo, L::mul(u_lo, slope));
+    const Scaled<L> e = exp_kernel<L>(L::negate(z.hi), L::negate(z.lo));
+    const Pair<L> p = mul<L>({e.hi, e.lo}, r);
+    return {p.hi, p.lo, e.k};
+}
+
+// exact::erf, lane by lane.
+template <class L>
+TOPOS_LANES_INLINE typename L::V erf(typename L::V x) {
+    const auto u = L::magnitude(x);
+    const auto small = L::lt(u, constant<L>(0.75));
+    const auto middle = L::both(L::ge(u, constant<L>(0.75)), L::lt(u, constant<L>(6.0)));
+    auto r = constant<L>(1.0);
+    if (L::any(small)) {
+        const auto v = L::select(small, u, constant<L>(0.5));
+        const Pair<L> e = erf_small<L>(v, two_prod<L>(v, v));
+        r = L::select(small, L::add(e.hi, e.lo), r);
+    }
+    if (L::any(middle)) {
+        const auto v = L::select(middle, u, constant<L>(1.0));
+        const Scaled<L> c = erfc_kernel<L>(v, constant<L>(0.0), two_prod<L>(v, v));
+        const auto s = L::pow2(c.k);
+        const Pair<L> d = two_sum<L>(constant<L>(1.0), L::mul(L::negate(c.hi), s));
+        r = L::select(middle, L::add(d.hi, L::sub(d.lo, L::mul(c.lo, s))), r);
+    }
+    r = L::xor_bits(r, L::sign_of(x));
+    const auto tiny = L::fma(x,
+                             constant<L>(scalar::two_over_sqrt_pi_hi),
+                             L::mul(x, constant<L>(scalar::two_over_sqrt_pi_lo)));
+    r = L::select(L::lt(u, constant<L>(0x1p-28)), tiny, r);
+    return L::select(L::unordered(x), constant<L>(scalar::quiet_nan), r);
+}
+
+// exact::gelu, lane by lane, for lanes where gelu_covers holds.
+template <class L>
+TOPOS_LANES_INLINE typename L::V gelu(typename L::V x) {
+    const auto half = constant<L>(0.5);
+    const auto ax = L::magnitude(x);
+    const auto inside = L::le(ax, constant<L>(40.0));
+    const auto t = L::select(inside, x, constant<L>(1.0));
+    const Pair<L> x2 = two_prod<L>(t, t);
+    const Pair<L> z{L::mul(half, x2.hi), L::mul(half, x2.lo)};
+    const auto polynomial = L::lt(z.hi, constant<L>(0.5625));
+    auto r = constant<L>(0.0);
+    if (L::any(polynomial)) {
+        const auto q = L::add(horner<L>(z.hi, scalar::erf_poly),
+                              L::mul(z.lo, constant<L>(scalar::erf_poly[1])));
+        const Pair<L> one_q = two_sum<L>(constant<L>(1.0), q);
+        const Pair<L> root_half{constant<L>(scalar::inv_sqrt2_hi),
+                                constant<L>(scalar::inv_sqrt2_lo)};
+        const Pair<L> product = mul<L>(mul<L>(z, root_half), one_q);
+        const Pair<L> s = two_sum<L>(L::mul(half, t), product.hi);
+        r = L::select(polynomial, L::add(s.hi, L::add(s.lo, product.lo)), r);
+    }
+    const auto tails = L::both(inside, L::ge(z.hi, constant<L>(0.5625)));
+    if (L::any(tails)) {
+        // Lanes on the polynomial take a stand-in beyond it (2).
+        const auto w = L::select(tails, t, constant<L>(2.0));
+        const Pair<L> w2 = two_prod<L>(w, w);
+        const Pair<L> zw{L::mul(half, w2.hi), L::mul(half, w2.lo)};
+        const auto aw = L::magnitude(w);
+        const auto u = L::mul(aw, constant<L>(scalar::inv_sqrt2_hi));
+        const auto u_lo = L::add(L::fma(aw, constant<L>(scalar::inv_sqrt2_hi), L::negate(u)),
+                                 L::mul(aw, constant<L>(scalar::inv_sqrt2_lo)));
+        const Scaled<L> c = erfc_kernel<L>(u, u_lo, zw);
+        // x < 0: x erfc(u) / 2, scaled by 2^k (in one step for the lanes covered).
+        const auto below = L::mul(L::mul(half, L::fma(w, c.hi, L::mul(w, c.lo))), L::pow2(c.k));
+        // x > 0: x (1 - erfc(u) / 2), or x itself when 2^k is below 2^-60.
+        const auto scale = L::pow2(L::sub(c.k, constant<L>(1.0)));
+        const Pair<L> d = two_sum<L>(constant<L>(1.0), L::mul(L::negate(c.hi), scale));
+        auto above = L::fma(w, d.hi, L::mul(w, L::sub(d.lo, L::mul(c.lo, scale))));
+        above = L::select(L::lt(c.k, constant<L>(-60.0)), w, above);
+        r = L::select(tails, L::select(L::lt(w, constant<L>(0.0)), below, above), r);
+    }
+    r = L::select(L::lt(ax, constant<L>(0x1p-60)), L::mul(half, x), r);
+    r = L::select(L::gt(x, constant<L>(40.0)), x, r);
+    r = L::select(L::lt(x, constant<L>(-40.0)), constant<L>(-0.0), r);
+    return L::select(L::unordered(x), constant<L>(scalar::quiet_nan), r);
+}
+
+// Whether gelu covers every lane of x: below -37 the scaling of x erfc(u) / 2
+// by 2^k can take two steps, which the scalar code does.
+template <class L>
+TOPOS_LANES_INLINE bool gelu_covers(typename L::V x) {
+    return L::all(L::either(L::unordered(x),
+                            L::either(L::ge(x, constant<L>(-37.0)), L::lt(x, constant<L>(-40.0)))));
 }
 
 }  // namespace topos::detail::lanes

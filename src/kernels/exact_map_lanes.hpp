@@ -26,6 +26,10 @@ inline T scalar_of(ExactFunction f, T x) {
             return topos::exact::tanh(x);
         case ExactFunction::Sigmoid:
             return topos::exact::sigmoid(x);
+        case ExactFunction::Erf:
+            return topos::exact::erf(x);
+        case ExactFunction::Gelu:
+            return topos::exact::gelu(x);
     }
     return x;
 }
@@ -253,9 +257,14 @@ inline std::size_t map_vectors(const T* x, T* out, std::size_t i, std::size_t co
         } else if constexpr (F == ExactFunction::Exp) {
             covered = exp_covers<L>(v);
             r = lanes::exp<L>(v);
-        } else {
+        } else if constexpr (F == ExactFunction::Sigmoid) {
             covered = sigmoid_covers<L>(v);
             r = lanes::sigmoid<L>(v);
+        } else if constexpr (F == ExactFunction::Erf) {
+            r = lanes::erf<L>(v);
+        } else {
+            covered = gelu_covers<L>(v);
+            r = lanes::gelu<L>(v);
         }
         if (covered) {
             L::store(out + i, r);
@@ -288,6 +297,12 @@ inline void map(ExactFunction f, const T* x, T* out, std::size_t count) {
             return;
         case ExactFunction::Sigmoid:
             map_with<L, ExactFunction::Sigmoid>(x, out, count);
+            return;
+        case ExactFunction::Erf:
+            map_with<L, ExactFunction::Erf>(x, out, count);
+            return;
+        case ExactFunction::Gelu:
+            map_with<L, ExactFunction::Gelu>(x, out, count);
             return;
     }
 }

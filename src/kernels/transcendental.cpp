@@ -53,6 +53,12 @@ void exact_map_portable(ExactFunction f, const T* x, T* out, std::size_t count) 
         case ExactFunction::Sigmoid:
             scalar_loop(x, out, count, [](T v) { return exact::sigmoid(v); });
             return;
+        case ExactFunction::Erf:
+            scalar_loop(x, out, count, [](T v) { return exact::erf(v); });
+            return;
+        case ExactFunction::Gelu:
+            scalar_loop(x, out, count, [](T v) { return exact::gelu(v); });
+            return;
     }
 }
 

@@ -1,4 +1,4 @@
-// The exact exp, tanh and sigmoid over whole buffers, in vector lanes where
+// The exact exp, tanh, sigmoid, erf and gelu over whole buffers, in vector lanes where
 // the processor has them (AVX2 + FMA: 4 doubles; AVX-512F: 8), each lane
 // computing exactly what core/exact_math computes for its element, so the
 // bits are the scalar functions' on every instruction set (the algorithm is
@@ -15,7 +15,9 @@ namespace topos::detail {
 enum class ExactFunction : std::uint8_t {
     Exp,
     Tanh,
-    Sigmoid
+    Sigmoid,
+    Erf,
+    Gelu
 };
 
 // out[i] = f(x[i]) for i < count, with the bits of exact::exp, exact::tanh or

@@ -1,5 +1,5 @@
 // Erf: elementwise error function, by the project's own erf.
-#include "core/exact_math.hpp"
+#include "kernels/transcendental.hpp"
 #include "ops/common.hpp"
 #include "ops/lowering.hpp"
 #include "ops/rows.hpp"
@@ -9,7 +9,7 @@ namespace {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return exact::erf(x); });
+    exact_map(ExactFunction::Erf, operands[0].data, out, operands[0].shape->elements());
 }
 
 // d erf(a) = 2 / sqrt(pi) e^(-a^2) da

@@ -1,5 +1,5 @@
 // Gelu: elementwise a Phi(a), the exact (erf) form, by the project's own gelu.
-#include "core/exact_math.hpp"
+#include "kernels/transcendental.hpp"
 #include "ops/common.hpp"
 #include "ops/lowering.hpp"
 #include "ops/rows.hpp"
@@ -9,7 +9,7 @@ namespace {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return exact::gelu(x); });
+    exact_map(ExactFunction::Gelu, operands[0].data, out, operands[0].shape->elements());
 }
 
 // d gelu(a) = Phi(a) + a phi(a), with Phi(a) = (1 + erf(a / sqrt 2)) / 2 and

@@ -22,8 +22,11 @@
 namespace topos::detail {
 namespace {
 
-constexpr ExactFunction functions[] = {
-    ExactFunction::Exp, ExactFunction::Tanh, ExactFunction::Sigmoid};
+constexpr ExactFunction functions[] = {ExactFunction::Exp,
+                                       ExactFunction::Tanh,
+                                       ExactFunction::Sigmoid,
+                                       ExactFunction::Erf,
+                                       ExactFunction::Gelu};
 
 std::string name_of(ExactFunction f) {
     switch (f) {
@@ -33,6 +36,10 @@ std::string name_of(ExactFunction f) {
             return "tanh";
         case ExactFunction::Sigmoid:
             return "sigmoid";
+        case ExactFunction::Erf:
+            return "erf";
+        case ExactFunction::Gelu:
+            return "gelu";
     }
     return "?";
 }
@@ -46,10 +53,14 @@ bool same_bits(T a, T b) {
 // both signs of each.
 template <class T>
 std::vector<T> boundary_inputs() {
-    const double edges[] = {0.0,   0x1p-1074, 0x1p-149, 0x1p-60, 0x1p-54, 0x1p-27, 0.25,   0.3466,
-                            0.5,   1.0,       2.0,      19.1,    22.0,    38.0,    40.0,   45.0,
-                            88.72, 103.97,    708.0,    708.4,   709.0,   709.78,  709.79, 745.13,
-                            745.2, 800.0,     1e10,     3.4e38,  1e300};
+    // exp, tanh, sigmoid; erf (its pieces at 0.75, 2, 3 and 6); gelu (the
+    // polynomial up to about 1.06, the erfc pieces at about 2.83 and 4.24, two-step
+    // scaling below -37); shared ones.
+    const double edges[] = {0.0,    0x1p-1074, 0x1p-149, 0x1p-60, 0x1p-54, 0x1p-28, 0x1p-27, 0.25,
+                            0.3466, 0.5,       0.75,     1.0,     1.0606,  2.0,     2.8284,  3.0,
+                            4.2426, 6.0,       19.1,     22.0,    28.0,    37.0,    38.0,    40.0,
+                            45.0,   88.72,     103.97,   708.0,   708.4,   709.0,   709.78,  709.79,
+                            745.13, 745.2,     800.0,    1e10,    3.4e38,  1e300};
     std::vector<T> inputs;
     for (const double edge : edges) {
         const T e = static_cast<T>(edge);
