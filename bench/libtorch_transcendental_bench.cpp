@@ -1,4 +1,4 @@
-// LibTorch's vectorised exp, tanh and sigmoid on one thread, over the same
+// LibTorch's vectorised exp, tanh, sigmoid, erf and gelu on one thread, over the same
 // 2^20 elements uniform in [-4, 4] as transcendental_bench (float and double).
 // Counters: ns per element.
 #include <benchmark/benchmark.h>
@@ -47,7 +47,9 @@ void register_all() {
             {"exp", [](const torch::Tensor& x, torch::Tensor& out) { torch::exp_out(out, x); }},
             {"tanh", [](const torch::Tensor& x, torch::Tensor& out) { torch::tanh_out(out, x); }},
             {"sigmoid",
-             [](const torch::Tensor& x, torch::Tensor& out) { torch::sigmoid_out(out, x); }}};
+             [](const torch::Tensor& x, torch::Tensor& out) { torch::sigmoid_out(out, x); }},
+            {"erf", [](const torch::Tensor& x, torch::Tensor& out) { torch::erf_out(out, x); }},
+            {"gelu", [](const torch::Tensor& x, torch::Tensor& out) { torch::gelu_out(out, x); }}};
     for (const auto& [name, f] : functions) {
         benchmark::RegisterBenchmark(("float_" + std::string(name) + "/libtorch").c_str(),
                                      torch_function,

@@ -1,4 +1,4 @@
-// The exact exp, tanh and sigmoid per element on one thread, on each
+// The exact exp, tanh, sigmoid, erf and gelu per element on one thread, on each
 // instruction set this processor runs: the scalar functions (portable) and
 // their vector lanes (avx2, avx512), over 2^20 elements uniform in [-4, 4]
 // (float and double). Counters: ns per element. LibTorch's vectorised
