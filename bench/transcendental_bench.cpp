@@ -32,26 +32,11 @@ std::vector<T> uniform_inputs() {
 }
 
 template <class T>
-void map_on(Isa set, ExactFunction f, const T* x, T* out, std::size_t count) {
-#if defined(__x86_64__)
-    if (set == Isa::Avx2) {
-        topos::detail::exact_map_avx2(f, x, out, count);
-        return;
-    }
-    if (set == Isa::Avx512) {
-        topos::detail::exact_map_avx512(f, x, out, count);
-        return;
-    }
-#endif
-    topos::detail::exact_map_portable(f, x, out, count);
-}
-
-template <class T>
 void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
     const std::vector<T> x = uniform_inputs<T>();
     std::vector<T> out(elements);
     for (auto _ : state) {
-        map_on(set, f, x.data(), out.data(), elements);
+        topos::detail::exact_map_on(set, f, x.data(), out.data(), elements);
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }

@@ -37,20 +37,6 @@ struct Tally {
     std::atomic<std::int64_t> vector_ns[3]{};
 };
 
-void map_on(Isa set, ExactFunction f, const float* x, float* out, std::size_t count) {
-#if defined(__x86_64__)
-    if (set == Isa::Avx2) {
-        topos::detail::exact_map_avx2(f, x, out, count);
-        return;
-    }
-    if (set == Isa::Avx512) {
-        topos::detail::exact_map_avx512(f, x, out, count);
-        return;
-    }
-#endif
-    topos::detail::exact_map_portable(f, x, out, count);
-}
-
 std::int64_t nanoseconds_of(auto&& work) {
     const auto start = std::chrono::steady_clock::now();
     work();
@@ -76,11 +62,11 @@ void sweep_share(const std::vector<Isa>& sets,
             const auto pattern = static_cast<std::uint32_t>(bits);
             std::memcpy(&x[count++], &pattern, sizeof pattern);
         }
-        tally.scalar_ns +=
-            nanoseconds_of([&] { map_on(Isa::Portable, f, x.data(), scalar.data(), count); });
+        tally.scalar_ns += nanoseconds_of(
+            [&] { topos::detail::exact_map_on(Isa::Portable, f, x.data(), scalar.data(), count); });
         for (std::size_t s = 0; s < sets.size(); ++s) {
-            tally.vector_ns[s] +=
-                nanoseconds_of([&] { map_on(sets[s], f, x.data(), lanes.data(), count); });
+            tally.vector_ns[s] += nanoseconds_of(
+                [&] { topos::detail::exact_map_on(sets[s], f, x.data(), lanes.data(), count); });
             for (std::size_t i = 0; i < count; ++i) {
                 if (std::memcmp(&scalar[i], &lanes[i], sizeof(float)) != 0) {
                     ++tally.differing[s];
@@ -95,22 +81,6 @@ void sweep_share(const std::vector<Isa>& sets,
         }
         tally.visited += count;
     }
-}
-
-const char* name_of(ExactFunction f) {
-    switch (f) {
-        case ExactFunction::Exp:
-            return "exp";
-        case ExactFunction::Tanh:
-            return "tanh";
-        case ExactFunction::Sigmoid:
-            return "sigmoid";
-        case ExactFunction::Erf:
-            return "erf";
-        case ExactFunction::Gelu:
-            return "gelu";
-    }
-    return "?";
 }
 
 }  // namespace
@@ -154,7 +124,7 @@ int main(int argc, char** argv) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double visited = static_cast<double>(tally.visited.load());
         std::printf("%-7s %llu inputs in %.0f s; scalar %.2f ns an element",
-                    name_of(f),
+                    std::string(topos::detail::name_of(f)).c_str(),
                     static_cast<unsigned long long>(tally.visited.load()),
                     seconds,
                     static_cast<double>(tally.scalar_ns.load()) / visited);

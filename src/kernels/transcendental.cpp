@@ -16,22 +16,6 @@ namespace {
 // be worth a wake-up of the pool.
 constexpr std::size_t block = 4096;
 
-template <Element T>
-void map_on_one_thread(ExactFunction f, const T* x, T* out, std::size_t count) {
-#if defined(__x86_64__)
-    const Isa chosen = isa();
-    if (chosen == Isa::Avx512) {
-        exact_map_avx512(f, x, out, count);
-        return;
-    }
-    if (chosen == Isa::Avx2) {
-        exact_map_avx2(f, x, out, count);
-        return;
-    }
-#endif
-    exact_map_portable(f, x, out, count);
-}
-
 template <Element T, class F>
 void scalar_loop(const T* x, T* out, std::size_t count, F f) {
     for (std::size_t i = 0; i < count; ++i) {
@@ -40,6 +24,37 @@ void scalar_loop(const T* x, T* out, std::size_t count, F f) {
 }
 
 }  // namespace
+
+std::string_view name_of(ExactFunction f) {
+    switch (f) {
+        case ExactFunction::Exp:
+            return "exp";
+        case ExactFunction::Tanh:
+            return "tanh";
+        case ExactFunction::Sigmoid:
+            return "sigmoid";
+        case ExactFunction::Erf:
+            return "erf";
+        case ExactFunction::Gelu:
+            return "gelu";
+    }
+    return "?";
+}
+
+template <Element T>
+void exact_map_on(Isa set, ExactFunction f, const T* x, T* out, std::size_t count) {
+#if defined(__x86_64__)
+    if (set == Isa::Avx512) {
+        exact_map_avx512(f, x, out, count);
+        return;
+    }
+    if (set == Isa::Avx2) {
+        exact_map_avx2(f, x, out, count);
+        return;
+    }
+#endif
+    exact_map_portable(f, x, out, count);
+}
 
 template <Element T>
 void exact_map_portable(ExactFunction f, const T* x, T* out, std::size_t count) {
@@ -65,17 +80,19 @@ void exact_map_portable(ExactFunction f, const T* x, T* out, std::size_t count) 
 template <Element T>
 void exact_map(ExactFunction f, const T* x, T* out, std::size_t count) {
     if (count < 2 * block) {
-        map_on_one_thread(f, x, out, count);
+        exact_map_on(isa(), f, x, out, count);
         return;
     }
     ThreadPool::instance().run((count + block - 1) / block, [&](std::size_t index) {
         const std::size_t begin = index * block;
-        map_on_one_thread(f, x + begin, out + begin, std::min(count, begin + block) - begin);
+        exact_map_on(isa(), f, x + begin, out + begin, std::min(count, begin + block) - begin);
     });
 }
 
 template void exact_map<float>(ExactFunction, const float*, float*, std::size_t);
 template void exact_map<double>(ExactFunction, const double*, double*, std::size_t);
+template void exact_map_on<float>(Isa, ExactFunction, const float*, float*, std::size_t);
+template void exact_map_on<double>(Isa, ExactFunction, const double*, double*, std::size_t);
 template void exact_map_portable<float>(ExactFunction, const float*, float*, std::size_t);
 template void exact_map_portable<double>(ExactFunction, const double*, double*, std::size_t);
 

@@ -5,10 +5,12 @@
 // in exact_lanes.hpp). Long buffers are shared among the pool's threads.
 #pragma once
 
+#include <topos/core/isa.hpp>
 #include <topos/core/tensor.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace topos::detail {
 
@@ -20,13 +22,20 @@ enum class ExactFunction : std::uint8_t {
     Gelu
 };
 
-// out[i] = f(x[i]) for i < count, with the bits of exact::exp, exact::tanh or
-// exact::sigmoid; out may be x.
+// "exp", "tanh", "sigmoid", "erf", "gelu".
+std::string_view name_of(ExactFunction f);
+
+// out[i] = f(x[i]) for i < count, with the bits of exact::exp, exact::tanh,
+// exact::sigmoid, exact::erf or exact::gelu; out may be x.
 template <Element T>
 void exact_map(ExactFunction f, const T* x, T* out, std::size_t count);
 
-// The same on one thread with one instruction set (the tests and the tools
-// compare them): portable is the scalar functions' loop.
+// The same on one thread with the instruction set `set` (the tests and the
+// tools compare them; the caller checks that the processor runs it): portable
+// is the scalar functions' loop.
+template <Element T>
+void exact_map_on(Isa set, ExactFunction f, const T* x, T* out, std::size_t count);
+
 template <Element T>
 void exact_map_portable(ExactFunction f, const T* x, T* out, std::size_t count);
 

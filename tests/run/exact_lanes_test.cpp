@@ -28,22 +28,6 @@ constexpr ExactFunction functions[] = {ExactFunction::Exp,
                                        ExactFunction::Erf,
                                        ExactFunction::Gelu};
 
-std::string name_of(ExactFunction f) {
-    switch (f) {
-        case ExactFunction::Exp:
-            return "exp";
-        case ExactFunction::Tanh:
-            return "tanh";
-        case ExactFunction::Sigmoid:
-            return "sigmoid";
-        case ExactFunction::Erf:
-            return "erf";
-        case ExactFunction::Gelu:
-            return "gelu";
-    }
-    return "?";
-}
-
 template <class T>
 bool same_bits(T a, T b) {
     return std::memcmp(&a, &b, sizeof(T)) == 0;
@@ -133,11 +117,7 @@ void check_instruction_sets(const std::vector<T>& inputs, const std::string& wha
                 const std::vector<T> part(inputs.begin(),
                                           inputs.begin() + static_cast<std::ptrdiff_t>(length));
                 std::vector<T> out(length);
-                if (set == Isa::Avx2) {
-                    exact_map_avx2(f, part.data(), out.data(), length);
-                } else {
-                    exact_map_avx512(f, part.data(), out.data(), length);
-                }
+                exact_map_on(set, f, part.data(), out.data(), length);
                 expect_scalar_bits(f, part, out, what + " on " + std::string(topos::name_of(set)));
             }
         }
