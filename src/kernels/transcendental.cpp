@@ -42,7 +42,8 @@ std::string_view name_of(ExactFunction f) {
 }
 
 template <Element T>
-void exact_map_on(Isa set, ExactFunction f, const T* x, T* out, std::size_t count) {
+void exact_map_on(
+    [[maybe_unused]] Isa set, ExactFunction f, const T* x, T* out, std::size_t count) {
 #if defined(__x86_64__)
     if (set == Isa::Avx512) {
         exact_map_avx512(f, x, out, count);
