@@ -159,6 +159,25 @@ void exact_and_fast() {
               << tally;
 }
 
+// A recorded second derivative carries noise: products with a broadcast 1 and
+// the same product written twice. Entry::simplify folds and merges them.
+void simplification() {
+    std::cout << "\n== Simplification\n\n";
+    topos::Tape<double> tape;
+    const auto w = tape.parameter(topos::Tensor<double>(topos::Shape{3}, {0.5, -1.0, 2.0}));
+    const auto v = tape.input(topos::Tensor<double>(topos::Shape{3}, {1.0, 0.0, -1.0}));
+    const auto loss = (w.tanh() * w).sum();
+    const topos::Symbol hv = grad((grad(loss, w) * v).sum(), w);
+    const auto entry = std::move(tape).into_network().entry({hv});
+    const auto plain = entry.lower();
+    const auto simplified = entry.simplify().lower();
+    std::cout << plain.nodes().size() << " nodes scheduled, " << simplified.nodes().size()
+              << " simplified\n"
+              << simplified.describe() << "same bits: "
+              << (simplified.forward().of(hv).bit_equal(plain.forward().of(hv)) ? "yes" : "no")
+              << '\n';
+}
+
 }  // namespace
 
 int main() {
@@ -169,4 +188,5 @@ int main() {
     arena_against_live_volume();
     the_backward_posture();
     exact_and_fast();
+    simplification();
 }

@@ -88,7 +88,7 @@ void emit_what_is_read(const PlanState<T>& plan,
                        Raising& raising) {
     std::vector<bool> read(written.size(), false);
     for (const Symbol& declared : plan.entry.declared()) {
-        read[declared.index()] = true;
+        read[plan.computed_as(declared.index())] = true;
     }
     for (auto node = plan.nodes.rbegin(); node != plan.nodes.rend(); ++node) {
         const std::uint32_t index = node->index();
@@ -127,7 +127,7 @@ void raise_at_root(HloBuilder& build,
                    const RaiseContext& context,
                    const Match& match,
                    std::span<HloValue> values) {
-    build.begin(site_of(plan.network->spec.nodes[match.root]));
+    build.begin(site_of(plan.graph_nodes()[match.root]));
     const std::vector<HloValue> results = raise(build, match, context);
     values[match.root] = build.finish(results[0]);
     for (std::size_t i = 1; i < results.size(); ++i) {
@@ -174,7 +174,7 @@ HloModule module_of(const PlanState<T>& plan) {
         }
     }
     for (const Symbol& declared : plan.entry.declared()) {
-        module.results.push_back(values[declared.index()]);
+        module.results.push_back(values[plan.computed_as(declared.index())]);
     }
     return module;
 }

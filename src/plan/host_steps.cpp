@@ -35,7 +35,7 @@ bool match_runs(const Match& match, const std::vector<Node>& nodes) {
 template <Element T>
 void run_election(const HostMemory<T>& memory, std::size_t e) {
     const PlanState<T>& plan = memory.plan;
-    if (!match_runs(plan.elections[e].match, plan.network->spec.nodes)) {
+    if (!match_runs(plan.elections[e].match, plan.graph_nodes())) {
         tally_election(plan, e);
         return;
     }
@@ -60,7 +60,7 @@ void run_kernel(const HostMemory<T>& memory, const Step<T>& step) {
         tally_kernel_step(step);
         return;
     }
-    const std::vector<Node>& nodes = memory.plan.network->spec.nodes;
+    const std::vector<Node>& nodes = memory.plan.graph_nodes();
     const std::span<const std::uint32_t> operands = step.node->operands();
     std::array<View<T>, Node::max_operands> views{};
     for (std::size_t i = 0; i < operands.size(); ++i) {

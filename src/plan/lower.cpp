@@ -10,6 +10,7 @@
 #include "plan/backend_seam.hpp"
 #include "plan/election.hpp"
 #include "plan/plan_state.hpp"
+#include "plan/simplify.hpp"
 
 #include <algorithm>
 
@@ -112,7 +113,7 @@ template <Element T>
 std::vector<Location> place_values(PlanState<T>& plan,
                                    const std::vector<bool>& declared,
                                    const std::vector<bool>& fused) {
-    const std::vector<Node>& nodes = plan.network->spec.nodes;
+    const std::vector<Node>& nodes = plan.graph_nodes();
     const bool backward = plan.entry.keeps_backward();
     std::vector<Location> where(nodes.size(), Location{Location::Kind::Arena, 0});
     std::vector<BufferInterval> intervals;
@@ -211,7 +212,7 @@ bool shares_operand_buffer(const Node& node, const std::vector<Location>& where)
 
 template <Element T>
 void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
-    const std::vector<Node>& nodes = plan.network->spec.nodes;
+    const std::vector<Node>& nodes = plan.graph_nodes();
     std::vector<std::int32_t> election_at(nodes.size(), -1);
     std::vector<bool> covered(nodes.size(), false);
     for (std::size_t e = 0; e < plan.elections.size(); ++e) {
@@ -300,26 +301,79 @@ std::vector<Pattern> patterns_of(const std::vector<Election>& elections,
     return patterns;
 }
 
+// What lowering keeps of the entry's declaration, over the nodes it reads.
+struct Kept {
+    std::vector<bool> declared;  // by node index: computes a declared value
+    std::vector<bool> retained;  // by node index: computes a value the reverse scan reads
+    std::vector<bool> scheduled;
+};
+
+// Simplifies the declared values' closure when the entry asks, and moves the
+// declaration onto the nodes that compute each value.
+template <Element T>
+Kept simplify_declared(PlanState<T>& plan, const std::vector<Symbol>& declared_values) {
+    const std::vector<Node>& nodes = plan.network->spec.nodes;
+    Kept kept{std::vector<bool>(nodes.size(), false), {}, ancestors(nodes, declared_values)};
+    for (const Symbol& value : declared_values) {
+        kept.declared[value.index()] = true;
+    }
+    kept.retained = plan.entry.keeps_backward() ? values_read_by_scan(nodes, kept.scheduled)
+                                                : std::vector<bool>(nodes.size(), false);
+    if (!plan.entry.simplifies()) {
+        return kept;
+    }
+    Simplified simplified = simplify(plan.network->spec, kept.scheduled);
+    Kept moved{std::vector<bool>(nodes.size(), false), std::vector<bool>(nodes.size(), false), {}};
+    std::vector<Symbol> roots;
+    for (std::size_t index = 0; index < nodes.size(); ++index) {
+        const std::uint32_t node = simplified.stand_in[index];
+        moved.declared[node] = moved.declared[node] || kept.declared[index];
+        moved.retained[node] = moved.retained[node] || kept.retained[index];
+        if (kept.declared[index] || kept.retained[index]) {
+            roots.push_back(nodes[node].symbol());
+        }
+    }
+    moved.scheduled = ancestors(simplified.nodes, roots);
+    plan.graph = std::make_shared<const std::vector<Node>>(std::move(simplified.nodes));
+    plan.stand_in = std::move(simplified.stand_in);
+    plan.identities_folded = simplified.identities_folded;
+    plan.duplicates_merged = simplified.duplicates_merged;
+    return moved;
+}
+
+// Each declared value, and in the backward posture each value the reverse scan
+// reads, is read where the node that computes it is stored.
+template <Element T>
+void read_through_stand_ins(PlanState<T>& plan, const std::vector<Symbol>& declared_values) {
+    if (plan.stand_in.empty()) {
+        return;
+    }
+    auto layout = std::make_shared<RunLayout>(*plan.run_layout);
+    std::fill(layout->readable.begin(), layout->readable.end(), false);
+    for (const Symbol& value : declared_values) {
+        layout->readable[value.index()] = true;
+    }
+    for (std::size_t index = 0; index < plan.stand_in.size(); ++index) {
+        layout->slot[index] = layout->slot[plan.stand_in[index]];
+    }
+    plan.run_layout = std::move(layout);
+}
+
 }  // namespace
 
 template <Element T>
 PlanState<T> lower_entry(const Entry<T>& entry) {
     PlanState<T> plan(entry);
-    const std::vector<Node>& nodes = plan.network->spec.nodes;
     const std::vector<Symbol> declared_values = entry.declared();
-    std::vector<bool> declared(nodes.size(), false);
-    for (const Symbol& value : declared_values) {
-        declared[value.index()] = true;
-    }
+    const Kept kept = simplify_declared(plan, declared_values);
+    const std::vector<Node>& nodes = plan.graph_nodes();
+    const std::vector<bool>& declared = kept.declared;
+    const std::vector<bool>& retained = kept.retained;
     plan.readable = declared_values.size();
-    const std::vector<bool> scheduled = ancestors(nodes, declared_values);
-    plan.schedule = schedule_of(nodes, scheduled);
-    const std::vector<bool> retained = entry.keeps_backward()
-                                           ? values_read_by_scan(nodes, scheduled)
-                                           : std::vector<bool>(nodes.size());
+    plan.schedule = schedule_of(nodes, kept.scheduled);
     std::vector<Match> matches;
     if (entry.elects_patterns()) {
-        matches = find_matches(nodes, scheduled);
+        matches = find_matches(nodes, kept.scheduled);
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
     if (entry.elects_patterns()) {
@@ -335,6 +389,7 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     }
     plan.patterns = patterns_of(plan.elections, nodes);
     build_steps(plan, place_values(plan, declared, fused));
+    read_through_stand_ins(plan, declared_values);
     plan.executor = executor_for(plan);
     return plan;
 }

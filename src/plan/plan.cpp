@@ -20,6 +20,12 @@ std::string summary(const detail::PlanState<T>& plan) {
     out << "plan: " << (backward ? "retain" : "forward") << "; " << plan.schedule.order.size()
         << " of " << plan.network->spec.nodes.size() << " nodes evaluated, " << plan.readable
         << " readable\n";
+    if (plan.entry.simplifies()) {
+        out << "simplified: " << plan.identities_folded
+            << (plan.identities_folded == 1 ? " identity" : " identities") << " folded, "
+            << plan.duplicates_merged
+            << (plan.duplicates_merged == 1 ? " duplicate" : " duplicates") << " merged\n";
+    }
     if (!plan.elections.empty()) {
         out << "fused " << plan.elections.size()
             << (plan.elections.size() == 1 ? " group, " : " groups, ") << plan.fused_nodes

@@ -53,10 +53,19 @@ struct ElectionLocations {
 template <Element T>
 struct PlanState {
     explicit PlanState(Entry<T> declared)
-        : entry(std::move(declared)), network(GraphAccess::state(entry.network())) {}
+        : entry(std::move(declared)),
+          network(GraphAccess::state(entry.network())),
+          graph(network, &network->spec.nodes) {}
 
     Entry<T> entry;
     std::shared_ptr<const NetworkState<T>> network;
+    // The nodes lowering read, by index: the network's, or their simplified
+    // copy (plan/simplify.hpp), whose operands are their stand-ins.
+    std::shared_ptr<const std::vector<Node>> graph;
+    // By node index, when the entry simplifies: the node whose value it has.
+    std::vector<std::uint32_t> stand_in;
+    std::size_t identities_folded = 0;
+    std::size_t duplicates_merged = 0;
     Schedule schedule;
     std::vector<Node> nodes;  // the scheduled nodes, in order
     std::vector<Liveness> liveness;
@@ -76,6 +85,13 @@ struct PlanState {
     std::shared_ptr<const RunLayout> run_layout;
     // The backend that runs the whole plan on its device, or null: the host runs it.
     const DeviceExecutor* executor = nullptr;
+
+    const std::vector<Node>& graph_nodes() const { return *graph; }
+
+    // The node that computes `node`'s value in this plan.
+    std::uint32_t computed_as(std::uint32_t node) const {
+        return stand_in.empty() ? node : stand_in[node];
+    }
 };
 
 // Plans are made and read only here: their constructor and state are private.

@@ -58,6 +58,13 @@ Entry<T> Entry<T>::elect_patterns(bool elect) const {
 }
 
 template <Element T>
+Entry<T> Entry<T>::simplify(bool simplify) const {
+    Entry next = *this;
+    next.simplify_ = simplify;
+    return next;
+}
+
+template <Element T>
 std::vector<Symbol> Entry<T>::declared() const {
     std::vector<Symbol> declared;
     for (const auto* list : {&roots_, &observed_}) {

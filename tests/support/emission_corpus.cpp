@@ -30,6 +30,8 @@ void visit_opcode(EmissionCorpusVisitor& visitor, const OpSpec& spec, std::uint6
         "op." + std::string(name_of(spec.opcode)) + ".seed" + std::to_string(seed);
     visitor.visit(name + ".inference", network.entry({output}).lower());
     visitor.visit(name + ".training", network.entry(adjoints.roots()).lower());
+    visitor.visit(name + ".training.simplified",
+                  network.entry(adjoints.roots()).simplify().lower());
     visitor.visit(name + ".backward", network.entry({loss_symbol}).backward().lower());
 }
 
@@ -101,6 +103,8 @@ void visit_mlp(EmissionCorpusVisitor& visitor) {
     const Adjoints<float> adjoints = tape.differentiate(loss, mlp.parameters());
     const Network<float> network = std::move(tape).into_network();
     visitor.visit("example.mlp.training", network.entry(adjoints.roots()).lower());
+    visitor.visit("example.mlp.training.simplified",
+                  network.entry(adjoints.roots()).simplify().lower());
 }
 
 // Empty batches: an MLP and a CNN trained on zero examples, and reductions
@@ -189,6 +193,8 @@ void visit_gallery_models(EmissionCorpusVisitor& visitor) {
         const Adjoints<float> adjoints = tape.differentiate(loss, parameters);
         const Network<float> network = std::move(tape).into_network();
         visitor.visit("gallery.transformer.training", network.entry(adjoints.roots()).lower());
+        visitor.visit("gallery.transformer.training.simplified",
+                      network.entry(adjoints.roots()).simplify().lower());
         visitor.visit("gallery.transformer.evaluation", network.entry({logits}).lower());
     }
 }

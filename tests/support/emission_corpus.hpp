@@ -1,7 +1,7 @@
 // The plans every emission check runs over: for each computed opcode (its test
 // spec, on three random draws), an inference plan, a training plan
-// (forward-only over the recorded gradients) and the backward posture of its
-// loss; and the plans the examples
+// (forward-only over the recorded gradients), the same simplified
+// (Entry::simplify) and the backward posture of its loss; and the plans the examples
 // lower (the seeds' scalar chain, the walk-through, an MLP), in float and double;
 // plans that elect every pattern raising to a named operation
 // (support/pattern_corpus.hpp); and small versions of the gallery's models

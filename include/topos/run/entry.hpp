@@ -66,6 +66,13 @@ public:
     // plan runs every node's own kernel: the unfused baseline.
     Entry elect_patterns(bool elect) const;
 
+    // Whether lowering simplifies the graph first (off unless set): a node that
+    // is exactly one of its operands (x * 1, x / 1, x + (-0), x - (+0), a reshape
+    // to the same shape, a permute undone) reads as that operand, and nodes that
+    // compute the same thing are computed once. The plan computes the same bits
+    // with fewer nodes; its describe says what the passes did.
+    Entry simplify(bool simplify = true) const;
+
     // The oracle over just the declared values' ancestors.
     Run<T> interpret(const Parameters<T>& parameters,
                      std::initializer_list<Feed<T>> feeds = {}) const;
@@ -95,6 +102,9 @@ public:
     // Whether lowering may elect the catalog's patterns (see elect_patterns).
     bool elects_patterns() const { return elect_patterns_; }
 
+    // Whether lowering simplifies the graph first (see simplify).
+    bool simplifies() const { return simplify_; }
+
 private:
     Network<T> network_;
     std::vector<Symbol> roots_;
@@ -102,6 +112,7 @@ private:
     Numerics numerics_ = Numerics::Fast;
     bool backward_ = false;
     bool elect_patterns_ = true;
+    bool simplify_ = false;
 };
 
 extern template class Entry<float>;

@@ -103,7 +103,7 @@ void run_served_step(const HostMemory<T>& host,
         tally_kernel_step(step);
         return;
     }
-    const std::vector<Node>& nodes = host.plan.network->spec.nodes;
+    const std::vector<Node>& nodes = host.plan.graph_nodes();
     const std::span<const std::uint32_t> operands = step.node->operands();
     std::array<View<T>, Node::max_operands> views{};
     for (std::size_t i = 0; i < operands.size(); ++i) {

@@ -1,0 +1,206 @@
+#include "plan/simplify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+
+namespace topos::detail {
+namespace {
+
+// The one value every element of a node holds, when the node is a constant:
+// a leaf whose elements are all the same bits, or a broadcast, reshape or
+// permute of such a node.
+template <Element T>
+class Constants {
+public:
+    explicit Constants(const Spec<T>& spec) : spec_(spec), fill_(spec.nodes.size()) {}
+
+    void note(const Node& node) {
+        const std::uint32_t index = node.index();
+        switch (node.opcode()) {
+            case Opcode::Leaf:
+                fill_[index] = uniform_payload(index);
+                break;
+            case Opcode::BroadcastAlong:
+            case Opcode::Reshape:
+            case Opcode::Permute:
+                fill_[index] = fill_[node.operands()[0]];
+                break;
+            default:
+                break;
+        }
+    }
+
+    bool is_one(std::uint32_t node) const { return fill_[node] && *fill_[node] == T{1}; }
+
+    bool is_zero(std::uint32_t node, bool negative) const {
+        return fill_[node] && *fill_[node] == T{0} && std::signbit(*fill_[node]) == negative;
+    }
+
+private:
+    std::optional<T> uniform_payload(std::uint32_t node) const {
+        const std::span<const T> values = spec_.payload(node).data();
+        if (values.empty()) {
+            return std::nullopt;
+        }
+        const auto same_bits = [&](T value) {
+            return std::memcmp(&value, values.data(), sizeof(T)) == 0;
+        };
+        if (!std::all_of(values.begin(), values.end(), same_bits)) {
+            return std::nullopt;
+        }
+        return values.front();
+    }
+
+    const Spec<T>& spec_;
+    std::vector<std::optional<T>> fill_;  // by node index
+};
+
+// x when `node` permutes x by an order and then by its inverse, or by the
+// identity order.
+std::optional<std::uint32_t> undone_permute(const Node& node, const std::vector<Node>& nodes) {
+    const Axes& outer = node.attributes_as<PermuteAttributes>().order;
+    const auto is_identity = [](const Axes& order) {
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            if (order[i] != i) {
+                return false;
+            }
+        }
+        return true;
+    };
+    const std::uint32_t operand = node.operands()[0];
+    if (is_identity(outer)) {
+        return operand;
+    }
+    const Node& inner = nodes[operand];
+    if (inner.opcode() != Opcode::Permute) {
+        return std::nullopt;
+    }
+    const Axes& first = inner.attributes_as<PermuteAttributes>().order;
+    for (std::size_t i = 0; i < outer.size(); ++i) {
+        if (first[outer[i]] != i) {
+            return std::nullopt;
+        }
+    }
+    return inner.operands()[0];
+}
+
+// The operand `node` is exactly equal to, if it is an identity of one operand.
+template <Element T>
+std::optional<std::uint32_t> identity_operand(const Node& node,
+                                              const std::vector<Node>& nodes,
+                                              const Constants<T>& constants) {
+    const auto operands = node.operands();
+    const auto same_shape = [&](std::uint32_t operand) {
+        return nodes[operand].shape() == node.shape() && nodes[operand].dtype() == node.dtype();
+    };
+    const auto kept_if = [&](bool identity, std::uint32_t operand) -> std::optional<std::uint32_t> {
+        return identity && same_shape(operand) ? std::optional(operand) : std::nullopt;
+    };
+    switch (node.opcode()) {
+        case Opcode::Mul:
+            if (auto kept = kept_if(constants.is_one(operands[1]), operands[0])) {
+                return kept;
+            }
+            return kept_if(constants.is_one(operands[0]), operands[1]);
+        case Opcode::Div:
+            return kept_if(constants.is_one(operands[1]), operands[0]);
+        case Opcode::Add:
+            if (auto kept = kept_if(constants.is_zero(operands[1], true), operands[0])) {
+                return kept;
+            }
+            return kept_if(constants.is_zero(operands[0], true), operands[1]);
+        case Opcode::Sub:
+            return kept_if(constants.is_zero(operands[1], false), operands[0]);
+        case Opcode::Reshape:
+            return kept_if(true, operands[0]);
+        case Opcode::Permute:
+            return undone_permute(node, nodes);
+        default:
+            return std::nullopt;
+    }
+}
+
+// Whether two nodes compute the same value: same opcode, operands, attributes,
+// shape and type, and for leaves the same payload bits. Parameters and inputs
+// are never the same value as another node.
+template <Element T>
+bool same_computation(const Node& a, const Node& b, const Spec<T>& spec) {
+    if (a.opcode() != b.opcode() || a.dtype() != b.dtype() || !(a.shape() == b.shape()) ||
+        !std::ranges::equal(a.operands(), b.operands()) || !(a.attributes() == b.attributes())) {
+        return false;
+    }
+    if (a.opcode() == Opcode::Parameter || a.opcode() == Opcode::Input) {
+        return false;
+    }
+    if (a.opcode() == Opcode::Leaf) {
+        const std::span<const T> x = spec.payload(a.index()).data();
+        const std::span<const T> y = spec.payload(b.index()).data();
+        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size_bytes()) == 0;
+    }
+    return true;
+}
+
+std::size_t computation_hash(const Node& node) {
+    std::size_t hash = std::hash<int>{}(static_cast<int>(node.opcode()));
+    for (std::uint32_t operand : node.operands()) {
+        hash = hash * 1000003U ^ std::hash<std::uint32_t>{}(operand);
+    }
+    return hash * 1000003U ^ std::hash<std::size_t>{}(node.shape().elements());
+}
+
+Node with_operands(const Node& node, std::span<const std::uint32_t> operands) {
+    return Node(
+        node.symbol(), node.opcode(), operands, node.attributes(), node.shape(), node.dtype());
+}
+
+}  // namespace
+
+template <Element T>
+Simplified simplify(const Spec<T>& spec, const std::vector<bool>& considered) {
+    Simplified result;
+    result.nodes.reserve(spec.nodes.size());
+    result.stand_in.resize(spec.nodes.size());
+    Constants<T> constants(spec);
+    std::unordered_multimap<std::size_t, std::uint32_t> computed;
+    for (const Node& original : spec.nodes) {
+        const std::uint32_t index = original.index();
+        std::array<std::uint32_t, Node::max_operands> operands{};
+        std::ranges::transform(original.operands(), operands.begin(), [&](std::uint32_t operand) {
+            return result.stand_in[operand];
+        });
+        result.nodes.push_back(with_operands(
+            original, std::span<const std::uint32_t>(operands.data(), original.operands().size())));
+        const Node& node = result.nodes.back();
+        result.stand_in[index] = index;
+        if (!considered[index]) {
+            continue;
+        }
+        constants.note(node);
+        if (const auto kept = identity_operand(node, result.nodes, constants)) {
+            result.stand_in[index] = *kept;
+            ++result.identities_folded;
+            continue;
+        }
+        const std::size_t hash = computation_hash(node);
+        const auto [first, last] = computed.equal_range(hash);
+        const auto earlier = std::find_if(first, last, [&](const auto& entry) {
+            return same_computation(result.nodes[entry.second], node, spec);
+        });
+        if (earlier != last) {
+            result.stand_in[index] = earlier->second;
+            ++result.duplicates_merged;
+        } else {
+            computed.emplace(hash, index);
+        }
+    }
+    return result;
+}
+
+template Simplified simplify(const Spec<float>&, const std::vector<bool>&);
+template Simplified simplify(const Spec<double>&, const std::vector<bool>&);
+
+}  // namespace topos::detail
