@@ -17,7 +17,7 @@
 namespace workloads {
 
 // One training step, ready to repeat: `step()` runs the plan and applies the
-// update, replacing the parameters (and the optimizer's state).
+// update over the parameters (and the optimizer's state), in place.
 class Trainer {
 public:
     virtual ~Trainer() = default;
@@ -54,10 +54,7 @@ public:
 
     void step() override {
         const auto run = plan_.forward(parameters_, feeds_);
-        auto [next, next_state] =
-            optimizer_.step(parameters_, run.recorded_gradients(adjoints_), state_);
-        parameters_ = std::move(next);
-        state_ = std::move(next_state);
+        optimizer_.step_in_place(parameters_, run.recorded_gradients(adjoints_), state_);
         loss_ = run.of(adjoints_.target()).scalar();
     }
 

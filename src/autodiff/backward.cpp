@@ -45,16 +45,20 @@ Field<T> Run<T>::backward(Symbol target) const {
 template <Element T>
 Parameters<T> Run<T>::recorded_gradients(const Adjoints<T>& adjoints) const {
     const detail::ParameterLayout& layout = *network_->parameter_layout;
-    std::vector<Tensor<T>> gradients;
-    gradients.reserve(layout.symbols.size());
-    for (const Symbol& parameter : layout.symbols) {
-        gradients.push_back(
-            Tensor<T>::filled(network_->spec.nodes[parameter.index()].shape(), T{0}));
-    }
+    std::vector<Tensor<T>> gradients(layout.symbols.size());
+    std::vector<bool> recorded(layout.symbols.size(), false);
     for (const auto& [value, gradient] : adjoints.gradients()) {
         const Node& node = network_->spec.node(value, "Run::recorded_gradients");
         if (node.opcode() == Opcode::Parameter) {
             gradients[layout.slot(value)] = of(gradient);
+            recorded[layout.slot(value)] = true;
+        }
+    }
+    for (std::size_t slot = 0; slot < gradients.size(); ++slot) {
+        if (!recorded[slot]) {
+            const Symbol parameter = layout.symbols[slot];
+            gradients[slot] =
+                Tensor<T>::filled(network_->spec.nodes[parameter.index()].shape(), T{0});
         }
     }
     return detail::RunAccess::parameters<T>(network_->parameter_layout, std::move(gradients));

@@ -29,10 +29,61 @@ AdamState<T> Adam::start(const Parameters<T>& parameters) const {
 
 namespace {
 
-struct Moments {
+// What one slot's update reads and writes; the next_ pointers may point at
+// the elements they replace.
+template <Element T>
+struct AdamSlot {
+    const T* parameter;
+    const T* gradient;
+    const T* first;
+    const T* second;
+    T* next_parameter;
+    T* next_first;
+    T* next_second;
+};
+
+// The step's constants, for step t at one learning rate.
+struct AdamStep {
+    double learning_rate;
     double correction1;       // 1 - beta1^t
     double root_correction2;  // sqrt(1 - beta2^t)
+    double l2;                // Adam's decay, folded into the gradient
+    double shrink;            // AdamW's decay, applied to the parameter
 };
+
+template <Element T>
+void update(const AdamOptions& o, const AdamStep& k, const AdamSlot<T>& s, std::size_t count) {
+    detail::for_each_chunk(count, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const double p = s.parameter[i];
+            const double grad = double{s.gradient[i]} + k.l2 * p;
+            const T m = static_cast<T>(o.beta1 * double{s.first[i]} + (1 - o.beta1) * grad);
+            const T v = static_cast<T>(o.beta2 * double{s.second[i]} + (1 - o.beta2) * grad * grad);
+            const double denominator = std::sqrt(double{v}) / k.root_correction2 + o.epsilon;
+            s.next_first[i] = m;
+            s.next_second[i] = v;
+            s.next_parameter[i] = static_cast<T>(p * k.shrink - k.learning_rate / k.correction1 *
+                                                                    double{m} / denominator);
+        }
+    });
+}
+
+template <Element T>
+void check_parts(const Parameters<T>& parameters,
+                 const Parameters<T>& gradients,
+                 const AdamState<T>& state) {
+    detail::check_same_network(parameters, gradients, "gradients");
+    detail::check_same_network(parameters, state.first_moment, "Adam state's first moments");
+    detail::check_same_network(parameters, state.second_moment, "Adam state's second moments");
+}
+
+AdamStep constants(const AdamOptions& o, bool decoupled, std::uint64_t t, double learning_rate) {
+    return {.learning_rate = learning_rate,
+            .correction1 = 1 - std::pow(o.beta1, static_cast<double>(t)),
+            .root_correction2 = std::sqrt(1 - std::pow(o.beta2, static_cast<double>(t))),
+            .l2 = decoupled ? 0.0 : o.weight_decay,
+            .shrink = decoupled ? 1 - learning_rate * o.weight_decay : 1.0};
+}
 
 }  // namespace
 
@@ -41,47 +92,54 @@ Stepped<T, AdamState<T>> Adam::step(const Parameters<T>& parameters,
                                     const Parameters<T>& gradients,
                                     const AdamState<T>& state,
                                     double learning_rate) const {
-    detail::check_same_network(parameters, gradients, "gradients");
-    detail::check_same_network(parameters, state.first_moment, "Adam state's first moments");
-    detail::check_same_network(parameters, state.second_moment, "Adam state's second moments");
-    const AdamOptions& o = options_;
-    const std::uint64_t t = state.steps + 1;
-    const Moments bias{1 - std::pow(o.beta1, static_cast<double>(t)),
-                       std::sqrt(1 - std::pow(o.beta2, static_cast<double>(t)))};
-    const double l2 = decoupled_ ? 0.0 : o.weight_decay;
-    const double shrink = decoupled_ ? 1 - learning_rate * o.weight_decay : 1.0;
-    std::vector<Tensor<T>> next_p;
-    std::vector<Tensor<T>> next_m;
-    std::vector<Tensor<T>> next_v;
+    check_parts(parameters, gradients, state);
+    const AdamStep k = constants(options_, decoupled_, state.steps + 1, learning_rate);
+    detail::FreshSlots<T> next_p(parameters);
+    detail::FreshSlots<T> next_m(parameters);
+    detail::FreshSlots<T> next_v(parameters);
     for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
-        const auto p = parameters.values()[slot].data();
-        const auto g = gradients.values()[slot].data();
-        const auto m = state.first_moment.values()[slot].data();
-        const auto v = state.second_moment.values()[slot].data();
-        std::vector<T> p2(p.size());
-        std::vector<T> m2(p.size());
-        std::vector<T> v2(p.size());
-        for (std::size_t i = 0; i < p.size(); ++i) {
-            const double grad = double{g[i]} + l2 * double{p[i]};
-            m2[i] = static_cast<T>(o.beta1 * double{m[i]} + (1 - o.beta1) * grad);
-            v2[i] = static_cast<T>(o.beta2 * double{v[i]} + (1 - o.beta2) * grad * grad);
-            const double denominator = std::sqrt(double{v2[i]}) / bias.root_correction2 + o.epsilon;
-            p2[i] = static_cast<T>(double{p[i]} * shrink -
-                                   learning_rate / bias.correction1 * double{m2[i]} / denominator);
-        }
-        const Shape& shape = parameters.values()[slot].shape();
-        next_p.emplace_back(shape, p2);
-        next_m.emplace_back(shape, m2);
-        next_v.emplace_back(shape, v2);
+        const AdamSlot<T> s{parameters.values()[slot].data().data(),
+                            gradients.values()[slot].data().data(),
+                            state.first_moment.values()[slot].data().data(),
+                            state.second_moment.values()[slot].data().data(),
+                            next_p[slot],
+                            next_m[slot],
+                            next_v[slot]};
+        update(options_, k, s, parameters.values()[slot].data().size());
     }
-    return {parameters.with_values(std::move(next_p)),
-            {.steps = t,
-             .first_moment = parameters.with_values(std::move(next_m)),
-             .second_moment = parameters.with_values(std::move(next_v))}};
+    return {std::move(next_p).adopt(),
+            {.steps = state.steps + 1,
+             .first_moment = std::move(next_m).adopt(),
+             .second_moment = std::move(next_v).adopt()}};
+}
+
+template <Element T>
+void Adam::step_in_place(Parameters<T>& parameters,
+                         const Parameters<T>& gradients,
+                         AdamState<T>& state,
+                         double learning_rate) const {
+    check_parts(parameters, gradients, state);
+    const AdamStep k = constants(options_, decoupled_, state.steps + 1, learning_rate);
+    for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
+        T* p = detail::writable_slot(parameters, slot);
+        T* m = detail::writable_slot(state.first_moment, slot);
+        T* v = detail::writable_slot(state.second_moment, slot);
+        const AdamSlot<T> s{p, gradients.values()[slot].data().data(), m, v, p, m, v};
+        update(options_, k, s, parameters.values()[slot].data().size());
+    }
+    ++state.steps;
 }
 
 template AdamState<float> Adam::start(const Parameters<float>&) const;
+template void Adam::step_in_place(Parameters<float>&,
+                                  const Parameters<float>&,
+                                  AdamState<float>&,
+                                  double) const;
 template AdamState<double> Adam::start(const Parameters<double>&) const;
+template void Adam::step_in_place(Parameters<double>&,
+                                  const Parameters<double>&,
+                                  AdamState<double>&,
+                                  double) const;
 template Stepped<float, AdamState<float>> Adam::step(const Parameters<float>&,
                                                      const Parameters<float>&,
                                                      const AdamState<float>&,

@@ -20,38 +20,82 @@ SgdState<T> Sgd::start(const Parameters<T>& parameters) const {
     return {.steps = 0, .momentum = detail::zeros_like(parameters)};
 }
 
+namespace {
+
+// What one slot's update reads and writes; the next_ pointers may point at
+// the elements they replace.
+template <Element T>
+struct SgdSlot {
+    const T* parameter;
+    const T* gradient;
+    const T* momentum;
+    T* next_parameter;
+    T* next_momentum;
+};
+
+template <Element T>
+void update(const SgdOptions& o, double learning_rate, const SgdSlot<T>& s, std::size_t count) {
+    const double mu = o.momentum;
+    detail::for_each_chunk(count, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const double p = s.parameter[i];
+            const double decayed = double{s.gradient[i]} + o.weight_decay * p;
+            const T b = static_cast<T>(mu * double{s.momentum[i]} + decayed);
+            double direction = decayed;
+            if (mu > 0) {
+                direction = o.nesterov ? decayed + mu * double{b} : double{b};
+            }
+            s.next_momentum[i] = b;
+            s.next_parameter[i] = static_cast<T>(p - learning_rate * direction);
+        }
+    });
+}
+
+template <Element T>
+void check_parts(const Parameters<T>& parameters,
+                 const Parameters<T>& gradients,
+                 const SgdState<T>& state) {
+    detail::check_same_network(parameters, gradients, "gradients");
+    detail::check_same_network(parameters, state.momentum, "Sgd state's buffers");
+}
+
+}  // namespace
+
 template <Element T>
 Stepped<T, SgdState<T>> Sgd::step(const Parameters<T>& parameters,
                                   const Parameters<T>& gradients,
                                   const SgdState<T>& state,
                                   double learning_rate) const {
-    detail::check_same_network(parameters, gradients, "gradients");
-    detail::check_same_network(parameters, state.momentum, "Sgd state's buffers");
-    const double mu = options_.momentum;
-    std::vector<Tensor<T>> next_parameters;
-    std::vector<Tensor<T>> next_buffers;
+    check_parts(parameters, gradients, state);
+    detail::FreshSlots<T> next_parameters(parameters);
+    detail::FreshSlots<T> next_momentum(parameters);
     for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
-        const auto p = parameters.values()[slot].data();
-        const auto g = gradients.values()[slot].data();
-        const auto b = state.momentum.values()[slot].data();
-        std::vector<T> p2(p.size());
-        std::vector<T> b2(p.size());
-        for (std::size_t i = 0; i < p.size(); ++i) {
-            const double decayed = double{g[i]} + options_.weight_decay * double{p[i]};
-            b2[i] = static_cast<T>(mu * double{b[i]} + decayed);
-            double direction = decayed;
-            if (mu > 0) {
-                direction = options_.nesterov ? decayed + mu * double{b2[i]} : double{b2[i]};
-            }
-            p2[i] = static_cast<T>(double{p[i]} - learning_rate * direction);
-        }
-        const Shape& shape = parameters.values()[slot].shape();
-        next_parameters.emplace_back(shape, p2);
-        next_buffers.emplace_back(shape, b2);
+        const SgdSlot<T> s{parameters.values()[slot].data().data(),
+                           gradients.values()[slot].data().data(),
+                           state.momentum.values()[slot].data().data(),
+                           next_parameters[slot],
+                           next_momentum[slot]};
+        update(options_, learning_rate, s, parameters.values()[slot].data().size());
     }
-    return {
-        parameters.with_values(std::move(next_parameters)),
-        {.steps = state.steps + 1, .momentum = parameters.with_values(std::move(next_buffers))}};
+    return {std::move(next_parameters).adopt(),
+            {.steps = state.steps + 1, .momentum = std::move(next_momentum).adopt()}};
+}
+
+template <Element T>
+void Sgd::step_in_place(Parameters<T>& parameters,
+                        const Parameters<T>& gradients,
+                        SgdState<T>& state,
+                        double learning_rate) const {
+    check_parts(parameters, gradients, state);
+    for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
+        T* p = detail::writable_slot(parameters, slot);
+        T* b = detail::writable_slot(state.momentum, slot);
+        update(options_,
+               learning_rate,
+               SgdSlot<T>{p, gradients.values()[slot].data().data(), b, p, b},
+               parameters.values()[slot].data().size());
+    }
+    ++state.steps;
 }
 
 template SgdState<float> Sgd::start(const Parameters<float>&) const;
@@ -64,5 +108,13 @@ template Stepped<double, SgdState<double>> Sgd::step(const Parameters<double>&,
                                                      const Parameters<double>&,
                                                      const SgdState<double>&,
                                                      double) const;
+template void Sgd::step_in_place(Parameters<float>&,
+                                 const Parameters<float>&,
+                                 SgdState<float>&,
+                                 double) const;
+template void Sgd::step_in_place(Parameters<double>&,
+                                 const Parameters<double>&,
+                                 SgdState<double>&,
+                                 double) const;
 
 }  // namespace topos::optim

@@ -1,10 +1,19 @@
 // Private helpers of the optimizers and clipping: a check that several
-// Parameters share one network's slots, and zero-filled copies.
+// Parameters share one network's slots, zero-filled copies, the buffers a
+// step writes (fresh, or the caller's own when it gives them up), and the
+// split of a long slot among the pool's threads.
 #pragma once
 
+#include "core/tensor_access.hpp"
+#include "core/thread_pool.hpp"
+#include "run/access.hpp"
 #include <topos/core/error.hpp>
 #include <topos/run/parameters.hpp>
 
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +39,59 @@ Parameters<T> zeros_like(const Parameters<T>& parameters) {
         zeros.push_back(Tensor<T>::filled(value.shape(), T{0}));
     }
     return parameters.with_values(std::move(zeros));
+}
+
+// Fresh buffers, one per slot of `like`, that a pure step writes and then
+// hands to a Parameters of the same network (adopt).
+template <Element T>
+class FreshSlots {
+public:
+    explicit FreshSlots(const Parameters<T>& like) : like_(like) {
+        for (const Tensor<T>& value : like.values()) {
+            buffers_.push_back(TensorAccess::allocate<T>(value.shape().elements()));
+        }
+    }
+
+    T* operator[](std::size_t slot) const { return buffers_[slot].get(); }
+
+    Parameters<T> adopt() && {
+        std::vector<Tensor<T>> values;
+        values.reserve(buffers_.size());
+        for (std::size_t slot = 0; slot < buffers_.size(); ++slot) {
+            values.push_back(
+                TensorAccess::adopt<T>(like_.values()[slot].shape(), std::move(buffers_[slot])));
+        }
+        return like_.with_values(std::move(values));
+    }
+
+private:
+    const Parameters<T>& like_;
+    std::vector<std::shared_ptr<T[]>> buffers_;
+};
+
+// The elements of one slot of `parameters` to overwrite in place: its own
+// buffer, or a copy where another Parameters still shares the tensor.
+template <Element T>
+T* writable_slot(Parameters<T>& parameters, std::size_t slot) {
+    return TensorAccess::writable(RunAccess::values(parameters)[slot]).data();
+}
+
+// Elements per task when an optimizer's slot is shared among the pool's threads.
+inline constexpr std::size_t optimizer_chunk = 16384;
+
+// range(begin, end) over [0, count): in chunks on the pool's threads when the
+// slot is long. Every element is updated alone, so the split changes no bit.
+template <class F>
+void for_each_chunk(std::size_t count, F&& range) {
+    if (count < 4 * optimizer_chunk) {
+        range(std::size_t{0}, count);
+        return;
+    }
+    ThreadPool::instance().run((count + optimizer_chunk - 1) / optimizer_chunk,
+                               [&](std::size_t chunk) {
+                                   const std::size_t begin = chunk * optimizer_chunk;
+                                   range(begin, std::min(count, begin + optimizer_chunk));
+                               });
 }
 
 }  // namespace topos::detail

@@ -54,6 +54,11 @@ struct RunAccess {
     static const ParameterLayout& layout(const Parameters<T>& parameters) {
         return *parameters.layout_;
     }
+
+    template <Element T>
+    static std::vector<Tensor<T>>& values(Parameters<T>& parameters) {
+        return parameters.values_;
+    }
 };
 
 }  // namespace topos::detail

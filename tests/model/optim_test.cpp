@@ -209,12 +209,80 @@ TEST(Optimizers, ArePureAStepRepeatedGivesTheSameBits) {
     test::expect_bit_equal(state.first_moment.values()[0], Tensor<double>::filled(Shape{3}, 0.0));
 }
 
+// Two parameters, one long enough that a step shares it among the pool's threads.
+Network<double> long_and_short_parameters() {
+    Tape<double> tape;
+    const Value<double> a = tape.parameter(init::normal(3, 1.0)(Shape{300, 300}));
+    const Value<double> b = tape.parameter(init::normal(4, 1.0)(Shape{5}));
+    (void)(a.sum() + b.sum());
+    return std::move(tape).into_network();
+}
+
+template <class Optimizer>
+void expect_in_place_steps_match_pure_steps(const Optimizer& optimizer) {
+    const Network<double> network = long_and_short_parameters();
+    Parameters<double> pure = network.parameters();
+    auto pure_state = optimizer.start(pure);
+    Parameters<double> in_place = network.parameters();
+    auto in_place_state = optimizer.start(in_place);
+    const double* buffer = in_place.values()[0].data().data();
+    for (std::uint64_t t = 0; t < 4; ++t) {
+        const Parameters<double> gradients = drawn(pure, 20 + 5 * t);
+        optimizer.step(pure, gradients, pure_state).into(pure, pure_state);
+        optimizer.step_in_place(in_place, gradients, in_place_state);
+        for (std::size_t slot = 0; slot < pure.size(); ++slot) {
+            test::expect_bit_equal(in_place.values()[slot], pure.values()[slot]);
+        }
+        EXPECT_EQ(in_place_state.steps, pure_state.steps);
+    }
+    // The network's own parameters held the first buffer, so the first step
+    // copied it; from then on the steps write the same buffer.
+    EXPECT_NE(in_place.values()[0].data().data(), buffer);
+    const double* owned = in_place.values()[0].data().data();
+    optimizer.step_in_place(in_place, drawn(pure, 99), in_place_state);
+    EXPECT_EQ(in_place.values()[0].data().data(), owned);
+}
+
+TEST(Sgd, InPlaceStepsGiveThePureStepsBits) {
+    expect_in_place_steps_match_pure_steps(
+        optim::Sgd({.learning_rate = 0.05, .momentum = 0.8, .weight_decay = 0.01}));
+    expect_in_place_steps_match_pure_steps(optim::Sgd(
+        {.learning_rate = 0.05, .momentum = 0.8, .nesterov = true, .weight_decay = 0.01}));
+}
+
+TEST(Adam, InPlaceStepsGiveThePureStepsBits) {
+    expect_in_place_steps_match_pure_steps(optim::Adam({.weight_decay = 0.01}));
+    expect_in_place_steps_match_pure_steps(optim::AdamW({.learning_rate = 0.01}));
+}
+
+TEST(Optimizers, AnInPlaceStepLeavesEveryOtherValueAlone) {
+    const Network<double> network = two_parameters();
+    Parameters<double> parameters = network.parameters();
+    const optim::Adam adam;
+    auto state = adam.start(parameters);
+    const Parameters<double> kept = parameters;
+    const auto kept_state = state;
+    adam.step_in_place(parameters, drawn(parameters, 3), state);
+    for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
+        test::expect_bit_equal(kept.values()[slot], network.parameters().values()[slot]);
+        test::expect_bit_equal(kept_state.first_moment.values()[slot],
+                               Tensor<double>::filled(kept.values()[slot].shape(), 0.0));
+        EXPECT_FALSE(parameters.values()[slot].bit_equal(kept.values()[slot]));
+    }
+    EXPECT_EQ(kept_state.steps, 0u);
+    EXPECT_EQ(state.steps, 1u);
+}
+
 TEST(Optimizers, RefuseGradientsOfAnotherNetwork) {
     const Network<double> one = two_parameters();
     const Network<double> other = two_parameters();
     const optim::Sgd sgd;
     EXPECT_THROW((void)sgd.step(one.parameters(), other.parameters(), sgd.start(one.parameters())),
                  SymbolError);
+    Parameters<double> parameters = one.parameters();
+    auto state = sgd.start(parameters);
+    EXPECT_THROW(sgd.step_in_place(parameters, other.parameters(), state), SymbolError);
+    EXPECT_EQ(state.steps, 0u);
 }
 
 TEST(Optimizers, RefuseOptionsTorchRefuses) {

@@ -3,6 +3,11 @@
 // parameters with the next state; nothing is updated in place, so a step can
 // be repeated, compared or checkpointed:
 //   auto [next, state2] = adam.step(parameters, gradients, state);
+// A training loop that keeps only the latest parameters and state gives them
+// up instead, and the step overwrites them with the same bits, allocating
+// nothing (a tensor another value still shares is copied first, so no other
+// value changes):
+//   adam.step_in_place(parameters, gradients, state);
 // Each update follows the formulas of the torch.optim class of the same name
 // (docs/guide/models.md writes them out). Element arithmetic is in double,
 // rounded to T once per stored value; the state is stored in T, as PyTorch does.
@@ -73,6 +78,21 @@ public:
                                  const SgdState<T>& state,
                                  double learning_rate) const;
 
+    // The same step written over `parameters` and `state`.
+    template <Element T>
+    void step_in_place(Parameters<T>& parameters,
+                       const Parameters<T>& gradients,
+                       SgdState<T>& state) const {
+        step_in_place(parameters, gradients, state, options_.learning_rate);
+    }
+
+    // The same at `learning_rate`.
+    template <Element T>
+    void step_in_place(Parameters<T>& parameters,
+                       const Parameters<T>& gradients,
+                       SgdState<T>& state,
+                       double learning_rate) const;
+
     // The options it was made with.
     const SgdOptions& options() const { return options_; }
 
@@ -137,6 +157,21 @@ public:
                                   const AdamState<T>& state,
                                   double learning_rate) const;
 
+    // The same step written over `parameters` and `state`.
+    template <Element T>
+    void step_in_place(Parameters<T>& parameters,
+                       const Parameters<T>& gradients,
+                       AdamState<T>& state) const {
+        step_in_place(parameters, gradients, state, options_.learning_rate);
+    }
+
+    // The same at `learning_rate`.
+    template <Element T>
+    void step_in_place(Parameters<T>& parameters,
+                       const Parameters<T>& gradients,
+                       AdamState<T>& state,
+                       double learning_rate) const;
+
     // The options it was made with (an AdamW's as AdamOptions).
     const AdamOptions& options() const { return options_; }
 
@@ -166,7 +201,15 @@ extern template Stepped<float, SgdState<float>> Sgd::step(const Parameters<float
                                                           const Parameters<float>&,
                                                           const SgdState<float>&,
                                                           double) const;
+extern template void Sgd::step_in_place(Parameters<float>&,
+                                        const Parameters<float>&,
+                                        SgdState<float>&,
+                                        double) const;
 extern template AdamState<float> Adam::start(const Parameters<float>&) const;
+extern template void Adam::step_in_place(Parameters<float>&,
+                                         const Parameters<float>&,
+                                         AdamState<float>&,
+                                         double) const;
 extern template Stepped<float, AdamState<float>> Adam::step(const Parameters<float>&,
                                                             const Parameters<float>&,
                                                             const AdamState<float>&,
@@ -176,7 +219,15 @@ extern template Stepped<double, SgdState<double>> Sgd::step(const Parameters<dou
                                                             const Parameters<double>&,
                                                             const SgdState<double>&,
                                                             double) const;
+extern template void Sgd::step_in_place(Parameters<double>&,
+                                        const Parameters<double>&,
+                                        SgdState<double>&,
+                                        double) const;
 extern template AdamState<double> Adam::start(const Parameters<double>&) const;
+extern template void Adam::step_in_place(Parameters<double>&,
+                                         const Parameters<double>&,
+                                         AdamState<double>&,
+                                         double) const;
 extern template Stepped<double, AdamState<double>> Adam::step(const Parameters<double>&,
                                                               const Parameters<double>&,
                                                               const AdamState<double>&,
