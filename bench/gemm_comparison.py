@@ -56,6 +56,7 @@ def cell(samples):
 
 
 def compare(program, rounds, workload_filter="."):
+    """Prints the tables; returns {(column, (element, n, threads)): [GFLOP/s by wall clock]}."""
     by_wall = {}  # (column, workload) -> [GFLOP/s by wall-clock time]
     by_cpu = {}  # the same for one thread, by that thread's CPU time
     labels = {}
@@ -79,6 +80,7 @@ def compare(program, rounds, workload_filter="."):
     print(f"\nOne thread, GFLOP/s by the computing thread's CPU time (time the thread was "
           "descheduled on a loaded machine does not count)")
     print_table(columns, by_cpu)
+    return by_wall
 
 
 def print_table(columns, samples):

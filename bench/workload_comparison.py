@@ -40,13 +40,19 @@ def environment(changes):
     return env
 
 
+# What the benchmark programs said of themselves (Google Benchmark's context:
+# topos_kernels, the kernels topos's dispatcher picked).
+CONTEXT = {}
+
+
 def run_once(program, suffix, arguments, changes, workload_filter):
     result = subprocess.run(
         [program, *arguments, f"--benchmark_filter=({workload_filter}).*/{suffix}/",
          "--benchmark_format=json", "--benchmark_min_time=0.3"],
         check=True, capture_output=True, text=True, env=environment(changes))
-    rows = json.loads(result.stdout)["benchmarks"]
-    return {row["name"].split("/")[0]: row["real_time"] for row in rows}
+    output = json.loads(result.stdout)
+    CONTEXT.update(output.get("context", {}))
+    return {row["name"].split("/")[0]: row["real_time"] for row in output["benchmarks"]}
 
 
 def peak_memory(program, changes):
@@ -65,7 +71,8 @@ def available(build, configurations):
 
 
 def compare(build, rounds, workloads):
-    """workloads: a list of "W2" .. "W6"."""
+    """workloads: a list of "W2" .. "W6", "G1" .. "G3". Returns the samples:
+    {(column, workload): [ms per step]} and {column: [peak MiB]}."""
     configurations = available(build, CONFIGURATIONS)
     times = {}  # (column, workload) -> [ms per step]
     peaks = {}  # column -> [MiB]
@@ -86,6 +93,7 @@ def compare(build, rounds, workloads):
         print(f"\nW6: peak resident memory of 200 steps of W2, MiB, median (min-max) of "
               f"{rounds} processes; ratio = topos Exact / lowest LibTorch")
         print_peaks(peaks)
+    return times, peaks
 
 
 def print_times(columns, times, rounds):

@@ -2,6 +2,7 @@
 // Numerics::Fast. `workloads_bench --peak-memory` runs W6 instead: 200 steps of
 // W2 under Exact, then prints the process's peak resident set in MiB.
 // bench/compare runs this program beside libtorch_workloads_bench.
+#include "kernels_picked.hpp"
 #include "peak_memory.hpp"
 #include "workloads.hpp"
 
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
     register_workload("G1_digits_mlp_step", workloads::digits_mlp_step);
     register_workload("G2_digits_cnn_step", workloads::digits_cnn_step);
     register_workload("G3_char_transformer_step", workloads::char_transformer_step);
+    bench::add_kernels_context();
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

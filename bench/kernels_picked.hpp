@@ -1,0 +1,28 @@
+// The kernels the dispatcher picks on this processor, as one line for a
+// benchmark's context (bench/compare prints it beside the processor): the
+// GEMM micro-kernel and the exact transcendental lanes take the best
+// instruction set topos::isa() allows, and the elementwise loops run their
+// AVX2 + FMA copies from AVX2 up.
+#pragma once
+
+#include <topos/core/isa.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+namespace bench {
+
+inline std::string kernels_picked() {
+    const topos::Isa set = topos::isa();
+    const std::string vector(topos::name_of(set));
+    return "GEMM micro-kernel " + vector + ", exact transcendental lanes " + vector +
+           ", elementwise loops " + (set >= topos::Isa::Avx2 ? "avx2+fma" : "portable");
+}
+
+// Adds "topos_kernels" to the JSON output's context.
+inline void add_kernels_context() {
+    benchmark::AddCustomContext("topos_kernels", kernels_picked());
+}
+
+}  // namespace bench

@@ -1,0 +1,96 @@
+"""The verdict lines bench/compare prints after its tables: one per target of
+BENCHMARKS.md (and of the gallery's workloads, held to W2's target), met or
+missed with the ratio that decides it, then the processor and the kernels
+topos's dispatcher picked.
+"""
+import statistics
+
+# (workload, bound on topos Exact's median / the best LibTorch median)
+TRAINING_TARGETS = [("W2", 0.8), ("W3", 1 / 30), ("W4", 0.8), ("W5", 0.8),
+                    ("G1", 0.8), ("G2", 0.8), ("G3", 0.8)]
+
+
+def verdict(met):
+    return "met" if met else "MISSED"
+
+
+def median(samples):
+    return statistics.median(samples)
+
+
+def gemm_lines(by_wall):
+    """W1: Exact >= 0.9x the faster OpenBLAS at n >= 512 on every thread count;
+    the plan (Fast) >= 1.0x. The worst ratio decides."""
+    lines = []
+    workloads = sorted({w for _, w in by_wall if w[1] >= 512})
+    for column, bound, label in (("topos Exact", 0.9, "Exact"), ("topos plan", 1.0, "Fast")):
+        ratios = []
+        for workload in workloads:
+            blas = [median(v) for (c, w), v in by_wall.items()
+                    if w == workload and c.startswith("OpenBLAS")]
+            if blas and (column, workload) in by_wall:
+                ratios.append((median(by_wall[(column, workload)]) / max(blas), workload))
+        if not ratios:
+            continue
+        worst, (element, n, threads) = min(ratios)
+        lines.append(f"W1 {label} >= {bound:g}x OpenBLAS at n >= 512: {verdict(worst >= bound)} "
+                     f"(worst {worst:.2f}, {element} n={n} t={threads})")
+    return lines
+
+
+def training_lines(times):
+    lines = []
+    workloads = sorted({w for _, w in times})
+    for prefix, bound in TRAINING_TARGETS:
+        for workload in (w for w in workloads if w.startswith(prefix + "_")):
+            torch = [median(v) for (c, w), v in times.items()
+                     if w == workload and c.startswith("LibTorch")]
+            exact = times.get(("topos Exact", workload))
+            if not torch or not exact:
+                continue
+            ratio = median(exact) / min(torch)
+            lines.append(f"{prefix} Exact <= {bound:.3g}x LibTorch: {verdict(ratio <= bound)} "
+                         f"({ratio:.3g})")
+    for workload in workloads:
+        exact = times.get(("topos Exact", workload))
+        fast = times.get(("topos Fast", workload))
+        if exact and fast:
+            ratio = median(fast) / median(exact)
+            # Fast within 3 % of Exact counts as as fast: the two medians of
+            # one plan differ by that much from noise alone.
+            lines.append(f"{workload.split('_')[0]} Fast at least as fast as Exact: "
+                         f"{verdict(ratio <= 1.03)} (Fast / Exact {ratio:.3g})")
+    return lines
+
+
+def memory_lines(peaks):
+    torch = [median(v) for c, v in peaks.items() if c.startswith("LibTorch")]
+    if not torch or "topos Exact" not in peaks:
+        return []
+    ratio = median(peaks["topos Exact"]) / min(torch)
+    return [f"W6 peak memory <= 0.5x LibTorch: {verdict(ratio <= 0.5)} ({ratio:.2f})"]
+
+
+def processor():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            text = cpuinfo.read()
+    except OSError:
+        return "unknown processor"
+    model = next((line.split(":", 1)[1].strip() for line in text.splitlines()
+                  if line.startswith("model name")), "unknown model")
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines()
+                  if line.startswith("flags")), [])
+    sets = [name for name in ("avx2", "fma", "avx512f", "avx512_bf16", "amx_tile")
+            if name in flags]
+    cpus = sum(1 for line in text.splitlines() if line.startswith("processor"))
+    return f"{model}; {cpus} logical CPUs; {' '.join(sets)}"
+
+
+def print_verdicts(by_wall, times, peaks, context):
+    lines = gemm_lines(by_wall or {}) + training_lines(times or {}) + memory_lines(peaks or {})
+    print("\n## Verdicts\n")
+    for line in lines:
+        print(line)
+    print(f"\nprocessor: {processor()}")
+    print(f"topos kernels: {context.get('topos_kernels', 'not reported (no topos run)')}")
