@@ -257,6 +257,21 @@ const DeviceExecutor* executor_for(const PlanState<T>& plan) {
     return nullptr;
 }
 
+// Under Fast numerics a device backend (CUDA) runs a plan's products itself,
+// reading transposed operands through its own operand flags; an elected
+// TransposedProduct would bring those products back to the host.
+std::vector<Match> without_host_transposes(std::vector<Match> matches, Numerics numerics) {
+    const auto& all = servers();
+    const bool device = std::any_of(
+        all.begin(), all.end(), [](const Server* server) { return server->device != nullptr; });
+    if (numerics == Numerics::Fast && device) {
+        std::erase_if(matches, [](const Match& match) {
+            return match.kind == PatternKind::TransposedProduct;
+        });
+    }
+    return matches;
+}
+
 // Map regions grow around what the catalog elected; each is elected as grown,
 // writing only its root.
 void elect_maps(std::vector<Election>& elections,
@@ -373,7 +388,7 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     plan.schedule = schedule_of(nodes, kept.scheduled);
     std::vector<Match> matches;
     if (entry.elects_patterns()) {
-        matches = find_matches(nodes, kept.scheduled);
+        matches = without_host_transposes(find_matches(nodes, kept.scheduled), entry.numerics());
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
     if (entry.elects_patterns()) {
