@@ -47,11 +47,14 @@ void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
 }
 
 void register_all() {
-    const std::pair<const char*, ExactFunction> functions[] = {{"exp", ExactFunction::Exp},
-                                                               {"tanh", ExactFunction::Tanh},
-                                                               {"sigmoid", ExactFunction::Sigmoid},
-                                                               {"erf", ExactFunction::Erf},
-                                                               {"gelu", ExactFunction::Gelu}};
+    const std::pair<const char*, ExactFunction> functions[] = {
+        {"exp", ExactFunction::Exp},
+        {"tanh", ExactFunction::Tanh},
+        {"sigmoid", ExactFunction::Sigmoid},
+        {"erf", ExactFunction::Erf},
+        {"gelu", ExactFunction::Gelu},
+        {"log", ExactFunction::Log},
+        {"softplus", ExactFunction::Softplus}};
     for (const Isa set : topos::supported_isas()) {
         for (const auto& [name, f] : functions) {
             const std::string suffix = std::string(name) + "/" + std::string(topos::name_of(set));

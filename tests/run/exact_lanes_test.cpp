@@ -1,4 +1,4 @@
-// The exact exp, tanh and sigmoid in vector lanes (kernels/transcendental.hpp)
+// The exact functions in vector lanes (kernels/transcendental.hpp)
 // give the scalar functions' bits on every instruction set this processor runs,
 // for float and double: at every boundary where the scalar code branches, for
 // special values, for random bit patterns and ranges, with tails shorter than
@@ -26,7 +26,9 @@ constexpr ExactFunction functions[] = {ExactFunction::Exp,
                                        ExactFunction::Tanh,
                                        ExactFunction::Sigmoid,
                                        ExactFunction::Erf,
-                                       ExactFunction::Gelu};
+                                       ExactFunction::Gelu,
+                                       ExactFunction::Log,
+                                       ExactFunction::Softplus};
 
 template <class T>
 bool same_bits(T a, T b) {
@@ -39,12 +41,17 @@ template <class T>
 std::vector<T> boundary_inputs() {
     // exp, tanh, sigmoid; erf (its pieces at 0.75, 2, 3 and 6); gelu (the
     // polynomial up to about 1.06, the erfc pieces at about 2.83 and 4.24, two-step
-    // scaling below -37); shared ones.
-    const double edges[] = {0.0,    0x1p-1074, 0x1p-149, 0x1p-60, 0x1p-54, 0x1p-28, 0x1p-27, 0.25,
-                            0.3466, 0.5,       0.75,     1.0,     1.0606,  2.0,     2.8284,  3.0,
-                            4.2426, 6.0,       19.1,     22.0,    28.0,    37.0,    38.0,    40.0,
-                            45.0,   88.72,     103.97,   708.0,   708.4,   709.0,   709.78,  709.79,
-                            745.13, 745.2,     800.0,    1e10,    3.4e38,  1e300};
+    // scaling below -37); log (subnormals scaled below 2^-1022, the mantissa
+    // halved from sqrt(2) on); softplus (log1p's argument itself below 0.4142,
+    // that is |x| above 0.88137); shared ones.
+    const double sqrt_two = 0x1.6a09e667f3bcdp+0;
+    const double sqrt_half = 0x1.6a09e667f3bcdp-1;
+    const double edges[] = {
+        0.0,   0x1p-1074, 1e-310, 0x1p-1022, 0x1p-149, 0x1p-60,   0x1p-54, 0x1p-28, 0x1p-27,
+        0.25,  0.3466,    0.5,    0.75,      0.88137,  1.0,       1.0606,  2.0,     2.8284,
+        3.0,   4.2426,    6.0,    19.1,      22.0,     28.0,      37.0,    38.0,    40.0,
+        45.0,  88.72,     103.97, 708.0,     708.4,    709.0,     709.78,  709.79,  745.13,
+        745.2, 800.0,     1e10,   3.4e38,    1e300,    sqrt_half, sqrt_two};
     std::vector<T> inputs;
     for (const double edge : edges) {
         const T e = static_cast<T>(edge);
@@ -163,13 +170,21 @@ TYPED_TEST(ExactLanes, TheDispatchedMapSharedAmongThreadsAndInPlaceGivesTheScala
     }
 }
 
-TYPED_TEST(ExactLanes, ThePortableMapIsTheScalarFunction) {
-    const std::vector<TypeParam> inputs = boundary_inputs<TypeParam>();
-    std::vector<TypeParam> out(inputs.size());
-    exact_map_portable(ExactFunction::Tanh, inputs.data(), out.data(), inputs.size());
+template <class T, class Scalar>
+void expect_portable_map_is(ExactFunction f, Scalar scalar) {
+    const std::vector<T> inputs = boundary_inputs<T>();
+    std::vector<T> out(inputs.size());
+    exact_map_portable(f, inputs.data(), out.data(), inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-        EXPECT_TRUE(same_bits(out[i], exact::tanh(inputs[i]))) << inputs[i];
+        EXPECT_TRUE(same_bits(out[i], scalar(inputs[i]))) << name_of(f) << "(" << inputs[i] << ")";
     }
+}
+
+TYPED_TEST(ExactLanes, ThePortableMapIsTheScalarFunction) {
+    using T = TypeParam;
+    expect_portable_map_is<T>(ExactFunction::Tanh, [](T x) { return exact::tanh(x); });
+    expect_portable_map_is<T>(ExactFunction::Log, [](T x) { return exact::log(x); });
+    expect_portable_map_is<T>(ExactFunction::Softplus, [](T x) { return exact::softplus(x); });
 }
 
 }  // namespace
