@@ -2,9 +2,12 @@
 // give the scalar functions' bits on every instruction set this processor runs,
 // for float and double: at every boundary where the scalar code branches, for
 // special values, for random bit patterns and ranges, with tails shorter than
-// a vector, in place, and shared among threads.
+// a vector, in place, and shared among threads; and the log-sum-exp of rows,
+// whose exps run in lanes, gives the bits of the striped sum of scalar exps.
 #include "core/exact_math.hpp"
+#include "kernels/striped_sum.hpp"
 #include "kernels/transcendental.hpp"
+#include "ops/reduce.hpp"
 #include <topos/core/isa.hpp>
 
 #include <gtest/gtest.h>
@@ -185,6 +188,58 @@ TYPED_TEST(ExactLanes, ThePortableMapIsTheScalarFunction) {
     expect_portable_map_is<T>(ExactFunction::Tanh, [](T x) { return exact::tanh(x); });
     expect_portable_map_is<T>(ExactFunction::Log, [](T x) { return exact::log(x); });
     expect_portable_map_is<T>(ExactFunction::Softplus, [](T x) { return exact::softplus(x); });
+}
+
+// log_sum_exp_of as it was before its exps ran in lanes: each term's scalar
+// exp added in the striped order.
+template <class T>
+T scalar_log_sum_exp(const T* x, std::size_t stride, std::size_t count) {
+    T top = -std::numeric_limits<T>::infinity();
+    for (std::size_t a = 0; a < count; ++a) {
+        const T term = x[a * stride];
+        top = (term > top || term != term) ? term : top;
+    }
+    if (!std::isfinite(top)) {
+        return top;
+    }
+    const T total =
+        striped_sum<T>(count, [&](std::size_t a) { return exact::exp(x[a * stride] - top); });
+    return top + exact::log(total);
+}
+
+// Rows of every length around the chunk of 256 terms and the 16 stripes,
+// read with a stride, with terms whose exps underflow, take two scaling steps
+// or are -inf, on each instruction set.
+template <class T>
+void expect_log_sum_exp_of_scalar_bits(Isa set) {
+    std::mt19937_64 random(17);
+    std::normal_distribution<double> logit(0.0, 4.0);
+    for (const std::size_t count : {1, 2, 7, 15, 16, 17, 33, 255, 256, 257, 600}) {
+        for (const std::size_t stride : {1, 3}) {
+            std::vector<T> x(count * stride);
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                x[i] = static_cast<T>(logit(random));
+            }
+            x[(count / 2) * stride] = static_cast<T>(-720.0);  // two scaling steps for doubles
+            x[(count / 3) * stride] = -std::numeric_limits<T>::infinity();
+            x[(count - 1) * stride] = static_cast<T>(-1e4);  // underflows
+            const T lanes = log_sum_exp_of(
+                x.data(), [stride](std::size_t a) { return a * stride; }, count);
+            const T expected = scalar_log_sum_exp(x.data(), stride, count);
+            EXPECT_TRUE(same_bits(lanes, expected))
+                << name_of(set) << ", " << count << " terms, stride " << stride << ": "
+                << std::hexfloat << lanes << ", the scalar sum gives " << expected;
+        }
+    }
+}
+
+TYPED_TEST(ExactLanes, TheLogSumExpOfRowsGivesTheBitsOfTheStripedScalarSum) {
+    const Isa before = isa();
+    for (const Isa set : supported_isas()) {
+        set_max_isa(set);
+        expect_log_sum_exp_of_scalar_bits<TypeParam>(set);
+    }
+    set_max_isa(before);
 }
 
 }  // namespace
