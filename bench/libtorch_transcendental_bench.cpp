@@ -1,6 +1,7 @@
-// LibTorch's vectorised exp, tanh, sigmoid, erf and gelu on one thread, over the same
-// 2^20 elements uniform in [-4, 4] as transcendental_bench (float and double).
-// Counters: ns per element.
+// LibTorch's vectorised exp, tanh, sigmoid, erf, gelu, log and softplus on one
+// thread, over the same 2^20 elements uniform in [-4, 4] as transcendental_bench
+// (float and double), and its log_softmax over them as rows of 1024. Counters:
+// ns per element.
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -49,7 +50,14 @@ void register_all() {
             {"sigmoid",
              [](const torch::Tensor& x, torch::Tensor& out) { torch::sigmoid_out(out, x); }},
             {"erf", [](const torch::Tensor& x, torch::Tensor& out) { torch::erf_out(out, x); }},
-            {"gelu", [](const torch::Tensor& x, torch::Tensor& out) { torch::gelu_out(out, x); }}};
+            {"gelu", [](const torch::Tensor& x, torch::Tensor& out) { torch::gelu_out(out, x); }},
+            {"log", [](const torch::Tensor& x, torch::Tensor& out) { torch::log_out(out, x); }},
+            {"softplus",
+             [](const torch::Tensor& x, torch::Tensor& out) { torch::softplus_out(out, x); }},
+            {"log_softmax", [](const torch::Tensor& x, torch::Tensor& out) {
+                 torch::Tensor rows = out.view({-1, 1024});
+                 torch::log_softmax_out(rows, x.view({-1, 1024}), 1);
+             }}};
     for (const auto& [name, f] : functions) {
         benchmark::RegisterBenchmark(("float_" + std::string(name) + "/libtorch").c_str(),
                                      torch_function,

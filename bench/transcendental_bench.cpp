@@ -1,9 +1,12 @@
-// The exact exp, tanh, sigmoid, erf and gelu per element on one thread, on each
-// instruction set this processor runs: the scalar functions (portable) and
-// their vector lanes (avx2, avx512), over 2^20 elements uniform in [-4, 4]
-// (float and double). Counters: ns per element. LibTorch's vectorised
-// functions on the same tensor are libtorch_transcendental_bench.
+// The exact exp, tanh, sigmoid, erf, gelu, log and softplus per element on one
+// thread, on each instruction set this processor runs: the scalar functions
+// (portable) and their vector lanes (avx2, avx512), over 2^20 elements uniform
+// in [-4, 4] (float and double); and LogSoftmax's kernel over the same
+// elements as rows of 1024, its exps on each instruction set. Counters: ns per
+// element. LibTorch's vectorised functions on the same tensor are
+// libtorch_transcendental_bench.
 #include "kernels/transcendental.hpp"
+#include "ops/reduce.hpp"
 #include <topos/core/isa.hpp>
 
 #include <benchmark/benchmark.h>
@@ -31,6 +34,13 @@ std::vector<T> uniform_inputs() {
     return x;
 }
 
+// A rate of (elements / 10^9) per second, inverted: nanoseconds per element.
+void count_ns_per_element(benchmark::State& state) {
+    state.counters["ns_per_element"] = benchmark::Counter(
+        static_cast<double>(elements) * static_cast<double>(state.iterations()) / 1e9,
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 template <class T>
 void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
     const std::vector<T> x = uniform_inputs<T>();
@@ -40,18 +50,44 @@ void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }
-    // A rate of (elements / 10^9) per second, inverted: nanoseconds per element.
-    state.counters["ns_per_element"] = benchmark::Counter(
-        static_cast<double>(elements) * static_cast<double>(state.iterations()) / 1e9,
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    count_ns_per_element(state);
+}
+
+constexpr std::size_t row_length = 1024;
+
+// LogSoftmax's kernel (ops/log_softmax.cpp) row by row, with `set` capping
+// the instruction set of its exps.
+template <class T>
+void log_softmax_rows(benchmark::State& state, Isa set) {
+    const Isa before = topos::isa();
+    topos::set_max_isa(set);
+    const std::vector<T> x = uniform_inputs<T>();
+    std::vector<T> out(elements);
+    const auto in_row = [](std::size_t a) { return a; };
+    for (auto _ : state) {
+        for (std::size_t row = 0; row < elements; row += row_length) {
+            const T* terms = x.data() + row;
+            const T normaliser = topos::detail::log_sum_exp_of(terms, in_row, row_length);
+            for (std::size_t a = 0; a < row_length; ++a) {
+                out[row + a] = terms[a] - normaliser;
+            }
+        }
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    topos::set_max_isa(before);
+    count_ns_per_element(state);
 }
 
 void register_all() {
-    const std::pair<const char*, ExactFunction> functions[] = {{"exp", ExactFunction::Exp},
-                                                               {"tanh", ExactFunction::Tanh},
-                                                               {"sigmoid", ExactFunction::Sigmoid},
-                                                               {"erf", ExactFunction::Erf},
-                                                               {"gelu", ExactFunction::Gelu}};
+    const std::pair<const char*, ExactFunction> functions[] = {
+        {"exp", ExactFunction::Exp},
+        {"tanh", ExactFunction::Tanh},
+        {"sigmoid", ExactFunction::Sigmoid},
+        {"erf", ExactFunction::Erf},
+        {"gelu", ExactFunction::Gelu},
+        {"log", ExactFunction::Log},
+        {"softplus", ExactFunction::Softplus}};
     for (const Isa set : topos::supported_isas()) {
         for (const auto& [name, f] : functions) {
             const std::string suffix = std::string(name) + "/" + std::string(topos::name_of(set));
@@ -63,6 +99,13 @@ void register_all() {
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
         }
+        const std::string suffix = "log_softmax/" + std::string(topos::name_of(set));
+        benchmark::RegisterBenchmark(("float_" + suffix).c_str(), log_softmax_rows<float>, set)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("double_" + suffix).c_str(), log_softmax_rows<double>, set)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
     }
 }
 

@@ -1,11 +1,13 @@
-// Every float through the vector lanes of the exact exp, tanh and sigmoid
+// Every float through the vector lanes of the exact functions
 // (kernels/transcendental.hpp), against the scalar functions: all 2^32 bit
 // patterns, on each vector instruction set this processor runs, shared among
 // the hardware threads. Prints, per function and set, how many results differ
 // (the claim is none) and the time per element of each path on one thread.
 // Not run by CTest (minutes); docs/exact-math.md records its figures.
 //
-// usage: topos_exact_lanes_sweep [STEP]   (STEP > 1 visits every STEP-th pattern)
+// usage: topos_exact_lanes_sweep [STEP [FUNCTION...]]
+//   STEP > 1 visits every STEP-th pattern; FUNCTIONs (exp, tanh, sigmoid, erf,
+//   gelu, log, softplus) limit the sweep to those, all of them by default.
 #include "kernels/transcendental.hpp"
 #include <topos/core/isa.hpp>
 
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,6 +86,41 @@ void sweep_share(const std::vector<Isa>& sets,
     }
 }
 
+constexpr ExactFunction every_function[] = {ExactFunction::Exp,
+                                            ExactFunction::Tanh,
+                                            ExactFunction::Sigmoid,
+                                            ExactFunction::Erf,
+                                            ExactFunction::Gelu,
+                                            ExactFunction::Log,
+                                            ExactFunction::Softplus};
+
+std::string all_names() {
+    std::string names;
+    for (const ExactFunction f : every_function) {
+        names += " " + std::string(topos::detail::name_of(f));
+    }
+    return names;
+}
+
+// The functions named after STEP, every one when none is; empty when a name is unknown.
+std::vector<ExactFunction> chosen_functions(int argc, char** argv) {
+    if (argc <= 2) {
+        return {std::begin(every_function), std::end(every_function)};
+    }
+    std::vector<ExactFunction> chosen;
+    for (int a = 2; a < argc; ++a) {
+        const auto named = std::find_if(
+            std::begin(every_function), std::end(every_function), [&](ExactFunction f) {
+                return topos::detail::name_of(f) == argv[a];
+            });
+        if (named == std::end(every_function)) {
+            return {};
+        }
+        chosen.push_back(*named);
+    }
+    return chosen;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,12 +140,13 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(step),
                     shares);
     }
+    const std::vector<ExactFunction> functions = chosen_functions(argc, argv);
+    if (functions.empty()) {
+        std::fprintf(stderr, "no such function; the functions are%s\n", all_names().c_str());
+        return 2;
+    }
     int status = 0;
-    for (const ExactFunction f : {ExactFunction::Exp,
-                                  ExactFunction::Tanh,
-                                  ExactFunction::Sigmoid,
-                                  ExactFunction::Erf,
-                                  ExactFunction::Gelu}) {
+    for (const ExactFunction f : functions) {
         Tally tally;
         for (std::size_t s = 0; s < sets.size(); ++s) {
             tally.first_difference[s] = patterns;
@@ -123,7 +162,7 @@ int main(int argc, char** argv) {
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double visited = static_cast<double>(tally.visited.load());
-        std::printf("%-7s %llu inputs in %.0f s; scalar %.2f ns an element",
+        std::printf("%-8s %llu inputs in %.0f s; scalar %.2f ns an element",
                     std::string(topos::detail::name_of(f)).c_str(),
                     static_cast<unsigned long long>(tally.visited.load()),
                     seconds,

@@ -1,17 +1,20 @@
-// The exact exp, tanh and sigmoid of core/exact_math, written once over vector
-// lanes of doubles: the same operations in the same order as the scalar
-// functions (+, -, *, /, fma, comparisons and bit operations, each exactly
-// rounded per lane), so every lane gets the scalar function's bits. A branch
-// of the scalar code becomes a blend: every lane computes the common path (on
-// a harmless stand-in where it does not take it), then the special cases are
-// selected in. Where a lane needs a path the lanes do not compute (an exp whose
-// scaling by 2^k takes two steps), the whole vector is left to the scalar code.
+// The exact exp, tanh, sigmoid, erf, gelu, log and softplus of
+// core/exact_math, written once over vector lanes of doubles: the same
+// operations in the same order as the scalar functions (+, -, *, /, fma,
+// comparisons and bit operations, each exactly rounded per lane), so every
+// lane gets the scalar function's bits. A branch of the scalar code becomes a
+// blend: every lane computes the common path (on a harmless stand-in where it
+// does not take it), then the special cases are selected in. Where a lane
+// needs a path the lanes do not compute (an exp whose scaling by 2^k takes two
+// steps), the whole vector is left to the scalar code.
 //
 // `L` is a lane set (transcendental_avx2.cpp, transcendental_avx512.cpp):
 //   L::V, L::M                       the lanes, a mask of lanes
 //   L::splat(c); add sub mul div fma; xor_bits; magnitude; sign_of
 //   lt le gt ge eq unordered -> M; both either -> M; all any -> bool; select(m, a, b)
 //   pow2(k): 2^k for whole k in [-1022, 1023]
+//   exponent_field(v): the biased exponent of v >= 0, a whole double
+//   unit_mantissa(v): v's mantissa bits under the exponent of 1, in [1, 2)
 // This header is included where the target of L is pushed, and only there.
 #pragma once
 
@@ -366,6 +369,117 @@ template <class L>
 TOPOS_LANES_INLINE bool gelu_covers(typename L::V x) {
     return L::all(L::either(L::unordered(x),
                             L::either(L::ge(x, constant<L>(-37.0)), L::lt(x, constant<L>(-40.0)))));
+}
+
+template <class L>
+struct LogArgument {
+    typename L::V e;  // a whole number
+    typename L::V m;
+};
+
+// scalar::split_log_argument: positive finite x as 2^e m, m in [sqrt(1/2), sqrt(2)).
+template <class L>
+TOPOS_LANES_INLINE LogArgument<L> split_log_argument(typename L::V x) {
+    const auto subnormal = L::lt(x, constant<L>(0x1p-1022));
+    const auto v = L::select(subnormal, L::mul(x, constant<L>(0x1p54)), x);
+    const auto e = L::add(L::select(subnormal, constant<L>(-54.0), constant<L>(0.0)),
+                          L::sub(L::exponent_field(v), constant<L>(1023.0)));
+    const auto m = L::unit_mantissa(v);
+    const auto above = L::ge(m, constant<L>(scalar::sqrt2));
+    return {L::select(above, L::add(e, constant<L>(1.0)), e),
+            L::select(above, L::mul(m, constant<L>(0.5)), m)};
+}
+
+// scalar::log_kernel: log(2^e (1 + f + f_lo)) as a pair.
+template <class L>
+TOPOS_LANES_INLINE Pair<L> log_kernel(typename L::V e, typename L::V f, typename L::V f_lo) {
+    const auto zero = constant<L>(0.0);
+    Pair<L> d = two_sum<L>(constant<L>(2.0), f);
+    d.lo = L::add(d.lo, f_lo);
+    const auto s = L::div(f, d.hi);
+    const auto s_lo =
+        L::div(L::sub(L::add(L::fma(L::negate(s), d.hi, f), f_lo), L::mul(s, d.lo)), d.hi);
+    const Pair<L> z = two_prod<L>(s, s);
+    const Pair<L> s3 = mul<L>({s, zero}, z);
+    const Pair<L> s5 = mul<L>(s3, z);
+    const Pair<L> t3 =
+        mul<L>(s3, {constant<L>(scalar::two_thirds_hi), constant<L>(scalar::two_thirds_lo)});
+    const Pair<L> t5 = mul<L>(s5, {constant<L>(scalar::log_poly[0]), zero});
+    const Pair<L> sum1 =
+        two_sum<L>(L::mul(e, constant<L>(scalar::ln2_hi)), L::mul(constant<L>(2.0), s));
+    const Pair<L> sum3 = two_sum<L>(sum1.hi, t3.hi);
+    const Pair<L> sum5 = two_sum<L>(sum3.hi, t5.hi);
+    const auto one = constant<L>(1.0);
+    const auto slope = L::mul(constant<L>(2.0), L::add(one, L::mul(z.hi, L::add(one, z.hi))));
+    auto tail = L::add(sum1.lo, sum3.lo);
+    tail = L::add(tail, sum5.lo);
+    tail = L::add(tail, t3.lo);
+    tail = L::add(tail, t5.lo);
+    tail = L::add(tail, L::mul(e, constant<L>(scalar::ln2_lo)));
+    tail = L::add(tail, L::mul(s_lo, slope));
+    tail = L::add(tail, L::mul(L::mul(s5.hi, z.hi), horner<L>(z.hi, scalar::log_poly, 1)));
+    return two_sum<L>(sum5.hi, tail);
+}
+
+// exact::log, lane by lane.
+template <class L>
+TOPOS_LANES_INLINE typename L::V log(typename L::V x) {
+    const auto zero = constant<L>(0.0);
+    const auto infinity = constant<L>(scalar::infinity);
+    const auto positive_finite = L::both(L::gt(x, zero), L::lt(x, infinity));
+    const LogArgument<L> a = split_log_argument<L>(L::select(positive_finite, x, constant<L>(1.0)));
+    const Pair<L> p = log_kernel<L>(a.e, L::sub(a.m, constant<L>(1.0)), zero);
+    auto r = L::add(p.hi, p.lo);
+    r = L::select(L::eq(x, zero), L::negate(infinity), r);
+    r = L::select(L::eq(x, infinity), infinity, r);
+    return L::select(L::either(L::unordered(x), L::lt(x, zero)), constant<L>(scalar::quiet_nan), r);
+}
+
+// scalar::log1p_kernel for 0 < a <= 1: log_kernel's argument is a itself
+// near 0, else 1 + a split as a log argument. (Both are computed: a vector
+// assigned under a branch costs g++ more than the few operations saved.)
+template <class L>
+TOPOS_LANES_INLINE Pair<L> log1p_kernel_of_fraction(typename L::V a, typename L::V a_lo) {
+    const auto near = L::both(L::gt(a, constant<L>(-0.2928)), L::lt(a, constant<L>(0.4142)));
+    const Pair<L> u = two_sum<L>(constant<L>(1.0), a);
+    const LogArgument<L> arg = split_log_argument<L>(u.hi);
+    const auto e = L::select(near, constant<L>(0.0), arg.e);
+    const auto f = L::select(near, a, L::sub(arg.m, constant<L>(1.0)));
+    const auto f_lo = L::select(near, a_lo, L::mul(arg.m, L::div(L::add(u.lo, a_lo), u.hi)));
+    return log_kernel<L>(e, f, f_lo);
+}
+
+// exact::softplus, lane by lane, for lanes where softplus_covers holds. One
+// exp kernel serves both of its exps: exp_pair(-|x|) for |x| <= 40 and exp(x)
+// below -40 (a second exp under a branch would cost more than it saves).
+template <class L>
+TOPOS_LANES_INLINE typename L::V softplus(typename L::V x) {
+    const auto zero = constant<L>(0.0);
+    const auto forty = constant<L>(40.0);
+    const auto ax = L::magnitude(x);
+    const auto common = L::le(ax, forty);
+    const auto t = L::select(common, x, zero);
+    const auto w = L::select(common, L::negate(ax), L::select(exp_scales_once<L>(x), x, zero));
+    const Scaled<L> k = exp_kernel<L>(w, zero);
+    const auto scale = L::pow2(k.k);
+    const Pair<L> y = fast_two_sum<L>(k.hi, k.lo);
+    const Pair<L> e{L::mul(y.hi, scale), L::mul(y.lo, scale)};  // exp_pair(-|x|)
+    const Pair<L> l = log1p_kernel_of_fraction<L>(e.hi, e.lo);
+    const Pair<L> s = two_sum<L>(t, l.hi);
+    const auto above = L::add(s.hi, L::add(s.lo, l.lo));
+    auto r = L::select(L::le(t, zero), L::add(l.hi, l.lo), above);
+    r = L::select(L::gt(x, forty), x, r);
+    r = L::select(L::lt(x, L::negate(forty)), L::mul(L::add(k.hi, k.lo), scale), r);  // exp(x)
+    r = L::select(L::lt(x, constant<L>(-745.2)), zero, r);
+    return L::select(L::unordered(x), constant<L>(scalar::quiet_nan), r);
+}
+
+// Whether softplus covers every lane of x: below -40 it is exp(x), whose
+// scaling by 2^k takes two steps in [-745.2, -708).
+template <class L>
+TOPOS_LANES_INLINE bool softplus_covers(typename L::V x) {
+    const auto outside = L::either(L::ge(x, constant<L>(-708.0)), L::lt(x, constant<L>(-745.2)));
+    return L::all(L::either(L::unordered(x), outside));
 }
 
 }  // namespace topos::detail::lanes

@@ -37,6 +37,10 @@ std::string_view name_of(ExactFunction f) {
             return "erf";
         case ExactFunction::Gelu:
             return "gelu";
+        case ExactFunction::Log:
+            return "log";
+        case ExactFunction::Softplus:
+            return "softplus";
     }
     return "?";
 }
@@ -75,23 +79,36 @@ void exact_map_portable(ExactFunction f, const T* x, T* out, std::size_t count) 
         case ExactFunction::Gelu:
             scalar_loop(x, out, count, [](T v) { return exact::gelu(v); });
             return;
+        case ExactFunction::Log:
+            scalar_loop(x, out, count, [](T v) { return exact::log(v); });
+            return;
+        case ExactFunction::Softplus:
+            scalar_loop(x, out, count, [](T v) { return exact::softplus(v); });
+            return;
     }
+}
+
+template <Element T>
+void exact_map_on_this_thread(ExactFunction f, const T* x, T* out, std::size_t count) {
+    exact_map_on(isa(), f, x, out, count);
 }
 
 template <Element T>
 void exact_map(ExactFunction f, const T* x, T* out, std::size_t count) {
     if (count < 2 * block) {
-        exact_map_on(isa(), f, x, out, count);
+        exact_map_on_this_thread(f, x, out, count);
         return;
     }
     ThreadPool::instance().run((count + block - 1) / block, [&](std::size_t index) {
         const std::size_t begin = index * block;
-        exact_map_on(isa(), f, x + begin, out + begin, std::min(count, begin + block) - begin);
+        exact_map_on_this_thread(f, x + begin, out + begin, std::min(count, begin + block) - begin);
     });
 }
 
 template void exact_map<float>(ExactFunction, const float*, float*, std::size_t);
 template void exact_map<double>(ExactFunction, const double*, double*, std::size_t);
+template void exact_map_on_this_thread<float>(ExactFunction, const float*, float*, std::size_t);
+template void exact_map_on_this_thread<double>(ExactFunction, const double*, double*, std::size_t);
 template void exact_map_on<float>(Isa, ExactFunction, const float*, float*, std::size_t);
 template void exact_map_on<double>(Isa, ExactFunction, const double*, double*, std::size_t);
 template void exact_map_portable<float>(ExactFunction, const float*, float*, std::size_t);

@@ -1,8 +1,9 @@
-// The exact exp, tanh, sigmoid, erf and gelu over whole buffers, in vector lanes where
-// the processor has them (AVX2 + FMA: 4 doubles; AVX-512F: 8), each lane
-// computing exactly what core/exact_math computes for its element, so the
-// bits are the scalar functions' on every instruction set (the algorithm is
-// in exact_lanes.hpp). Long buffers are shared among the pool's threads.
+// The exact exp, tanh, sigmoid, erf, gelu, log and softplus over whole
+// buffers, in vector lanes where the processor has them (AVX2 + FMA: 4
+// doubles; AVX-512F: 8), each lane computing exactly what core/exact_math
+// computes for its element, so the bits are the scalar functions' on every
+// instruction set (the algorithm is in exact_lanes.hpp). Long buffers are
+// shared among the pool's threads.
 #pragma once
 
 #include <topos/core/isa.hpp>
@@ -19,16 +20,24 @@ enum class ExactFunction : std::uint8_t {
     Tanh,
     Sigmoid,
     Erf,
-    Gelu
+    Gelu,
+    Log,
+    Softplus
 };
 
-// "exp", "tanh", "sigmoid", "erf", "gelu".
+// "exp", "tanh", "sigmoid", "erf", "gelu", "log", "softplus".
 std::string_view name_of(ExactFunction f);
 
 // out[i] = f(x[i]) for i < count, with the bits of exact::exp, exact::tanh,
-// exact::sigmoid, exact::erf or exact::gelu; out may be x.
+// exact::sigmoid, exact::erf, exact::gelu, exact::log or exact::softplus; out
+// may be x.
 template <Element T>
 void exact_map(ExactFunction f, const T* x, T* out, std::size_t count);
+
+// The same on the calling thread, with the instruction set topos::isa() names:
+// for short buffers of callers that are already shared among threads.
+template <Element T>
+void exact_map_on_this_thread(ExactFunction f, const T* x, T* out, std::size_t count);
 
 // The same on one thread with the instruction set `set` (the tests and the
 // tools compare them; the caller checks that the processor runs it): portable

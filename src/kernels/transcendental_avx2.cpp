@@ -77,6 +77,29 @@ struct Avx2Lanes {
 
     static V select(M m, V if_set, V if_clear) { return _mm256_blendv_pd(if_clear, if_set, m); }
 
+    static __m256i bits_of(V a) { return _mm256_castpd_si256(a); }
+
+    static __m256i bits_splat(std::uint64_t b) {
+        return _mm256_set1_epi64x(static_cast<long long>(b));
+    }
+
+    // The exponent field of a nonnegative double, as a whole double: the field
+    // in the low bits of 2^52's pattern, 2^52 taken away.
+    static V exponent_field(V a) {
+        const __m256i field = _mm256_srli_epi64(bits_of(a), 52);
+        const V two_52_plus_field =
+            _mm256_castsi256_pd(_mm256_or_si256(field, bits_of(splat(0x1p52))));
+        return sub(two_52_plus_field, splat(0x1p52));
+    }
+
+    // The mantissa of a with the exponent of 1: a value in [1, 2).
+    static V unit_mantissa(V a) {
+        const __m256i mantissa =
+            _mm256_and_si256(bits_of(a), bits_splat(exact::detail::mantissa_mask));
+        return _mm256_castsi256_pd(
+            _mm256_or_si256(mantissa, bits_splat(exact::detail::exponent_of_one)));
+    }
+
     // 2^k: k + 1.5 * 2^52 holds k in its low bits; k + 1023 shifted into the exponent.
     static V pow2(V k) {
         const __m256i biased = _mm256_add_epi64(_mm256_castpd_si256(add(k, splat(0x1.8p52))),

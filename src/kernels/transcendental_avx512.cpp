@@ -89,6 +89,22 @@ struct Avx512Lanes {
 
     static V select(M m, V if_set, V if_clear) { return _mm512_mask_blend_pd(m, if_clear, if_set); }
 
+    // The exponent field of a nonnegative double, as a whole double: the field
+    // in the low bits of 2^52's pattern, 2^52 taken away.
+    static V exponent_field(V a) {
+        const __m512i field = _mm512_maskz_srli_epi64(0xff, _mm512_castpd_si512(a), 52);
+        const V two_52_plus_field =
+            _mm512_castsi512_pd(_mm512_or_si512(field, _mm512_castpd_si512(splat(0x1p52))));
+        return sub(two_52_plus_field, splat(0x1p52));
+    }
+
+    // The mantissa of a with the exponent of 1: a value in [1, 2).
+    static V unit_mantissa(V a) {
+        const __m512i mantissa = _mm512_castpd_si512(bits_and(a, exact::detail::mantissa_mask));
+        return _mm512_castsi512_pd(_mm512_or_si512(
+            mantissa, _mm512_set1_epi64(static_cast<long long>(exact::detail::exponent_of_one))));
+    }
+
     // 2^k: k + 1.5 * 2^52 holds k in its low bits; k + 1023 shifted into the exponent.
     static V pow2(V k) {
         const __m512i biased =

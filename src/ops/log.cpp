@@ -1,6 +1,6 @@
 // Log: elementwise natural logarithm, by the project's own log.
-#include "core/exact_math.hpp"
 #include "hlo/builder.hpp"
+#include "kernels/transcendental.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -9,7 +9,7 @@ namespace {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return exact::log(x); });
+    exact_map(ExactFunction::Log, operands[0].data, out, operands[0].shape->elements());
 }
 
 // d log(a) = da / a

@@ -6,8 +6,10 @@
 
 #include "core/exact_math.hpp"
 #include "kernels/striped_sum.hpp"
+#include "kernels/transcendental.hpp"
 #include "ops/common.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -17,6 +19,29 @@ namespace topos::detail {
 
 // The reduced shape: operand 0 without the attribute's axis.
 Shape reduce_axis_shape(const ShapeCheck& check);
+
+// striped_sum of exp(x[at(a)] - top) over a = 0..count-1, the same terms added
+// in the same order, the exps computed in vector lanes a chunk of terms at a
+// time (kernels/transcendental.hpp, on this thread: rows are already shared).
+template <Element T, class At>
+T striped_sum_of_exp_below(const T* x, At at, std::size_t count, T top) {
+    constexpr std::size_t chunk = 256;
+    std::array<T, chunk> terms;
+    std::array<T, summation_lanes> partials{};
+    partials.fill(T{-0.0});
+    for (std::size_t first = 0; first < count; first += chunk) {
+        const std::size_t length = std::min(chunk, count - first);
+        for (std::size_t j = 0; j < length; ++j) {
+            terms[j] = x[at(first + j)] - top;
+        }
+        exact_map_on_this_thread(ExactFunction::Exp, terms.data(), terms.data(), length);
+        for (std::size_t j = 0; j < length; ++j) {
+            partials[(first + j) % summation_lanes] += terms[j];
+        }
+    }
+    fold_partials(partials.data(), 1);
+    return partials[0];
+}
 
 // log(sum(exp(x[at(a)]))) over a = 0..count-1: m + log(sum(exp(x - m))) with m
 // the largest term, so no exp overflows; an infinite or NaN m is the result.
@@ -30,9 +55,7 @@ T log_sum_exp_of(const T* x, At at, std::size_t count) {
     if (!std::isfinite(top)) {
         return top;  // -inf: every term is -inf; +inf or NaN propagate
     }
-    const T total =
-        striped_sum<T>(count, [&](std::size_t a) { return exact::exp(x[at(a)] - top); });
-    return top + exact::log(total);
+    return top + exact::log(striped_sum_of_exp_below(x, at, count, top));
 }
 
 }  // namespace topos::detail

@@ -1,10 +1,13 @@
-// The exact exp, tanh and sigmoid in vector lanes (kernels/transcendental.hpp)
+// The exact functions in vector lanes (kernels/transcendental.hpp)
 // give the scalar functions' bits on every instruction set this processor runs,
 // for float and double: at every boundary where the scalar code branches, for
 // special values, for random bit patterns and ranges, with tails shorter than
-// a vector, in place, and shared among threads.
+// a vector, in place, and shared among threads; and the log-sum-exp of rows,
+// whose exps run in lanes, gives the bits of the striped sum of scalar exps.
 #include "core/exact_math.hpp"
+#include "kernels/striped_sum.hpp"
 #include "kernels/transcendental.hpp"
+#include "ops/reduce.hpp"
 #include <topos/core/isa.hpp>
 
 #include <gtest/gtest.h>
@@ -26,7 +29,9 @@ constexpr ExactFunction functions[] = {ExactFunction::Exp,
                                        ExactFunction::Tanh,
                                        ExactFunction::Sigmoid,
                                        ExactFunction::Erf,
-                                       ExactFunction::Gelu};
+                                       ExactFunction::Gelu,
+                                       ExactFunction::Log,
+                                       ExactFunction::Softplus};
 
 template <class T>
 bool same_bits(T a, T b) {
@@ -39,12 +44,17 @@ template <class T>
 std::vector<T> boundary_inputs() {
     // exp, tanh, sigmoid; erf (its pieces at 0.75, 2, 3 and 6); gelu (the
     // polynomial up to about 1.06, the erfc pieces at about 2.83 and 4.24, two-step
-    // scaling below -37); shared ones.
-    const double edges[] = {0.0,    0x1p-1074, 0x1p-149, 0x1p-60, 0x1p-54, 0x1p-28, 0x1p-27, 0.25,
-                            0.3466, 0.5,       0.75,     1.0,     1.0606,  2.0,     2.8284,  3.0,
-                            4.2426, 6.0,       19.1,     22.0,    28.0,    37.0,    38.0,    40.0,
-                            45.0,   88.72,     103.97,   708.0,   708.4,   709.0,   709.78,  709.79,
-                            745.13, 745.2,     800.0,    1e10,    3.4e38,  1e300};
+    // scaling below -37); log (subnormals scaled below 2^-1022, the mantissa
+    // halved from sqrt(2) on); softplus (log1p's argument itself below 0.4142,
+    // that is |x| above 0.88137); shared ones.
+    const double sqrt_two = 0x1.6a09e667f3bcdp+0;
+    const double sqrt_half = 0x1.6a09e667f3bcdp-1;
+    const double edges[] = {
+        0.0,   0x1p-1074, 1e-310, 0x1p-1022, 0x1p-149, 0x1p-60,   0x1p-54, 0x1p-28, 0x1p-27,
+        0.25,  0.3466,    0.5,    0.75,      0.88137,  1.0,       1.0606,  2.0,     2.8284,
+        3.0,   4.2426,    6.0,    19.1,      22.0,     28.0,      37.0,    38.0,    40.0,
+        45.0,  88.72,     103.97, 708.0,     708.4,    709.0,     709.78,  709.79,  745.13,
+        745.2, 800.0,     1e10,   3.4e38,    1e300,    sqrt_half, sqrt_two};
     std::vector<T> inputs;
     for (const double edge : edges) {
         const T e = static_cast<T>(edge);
@@ -163,13 +173,73 @@ TYPED_TEST(ExactLanes, TheDispatchedMapSharedAmongThreadsAndInPlaceGivesTheScala
     }
 }
 
-TYPED_TEST(ExactLanes, ThePortableMapIsTheScalarFunction) {
-    const std::vector<TypeParam> inputs = boundary_inputs<TypeParam>();
-    std::vector<TypeParam> out(inputs.size());
-    exact_map_portable(ExactFunction::Tanh, inputs.data(), out.data(), inputs.size());
+template <class T, class Scalar>
+void expect_portable_map_is(ExactFunction f, Scalar scalar) {
+    const std::vector<T> inputs = boundary_inputs<T>();
+    std::vector<T> out(inputs.size());
+    exact_map_portable(f, inputs.data(), out.data(), inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-        EXPECT_TRUE(same_bits(out[i], exact::tanh(inputs[i]))) << inputs[i];
+        EXPECT_TRUE(same_bits(out[i], scalar(inputs[i]))) << name_of(f) << "(" << inputs[i] << ")";
     }
+}
+
+TYPED_TEST(ExactLanes, ThePortableMapIsTheScalarFunction) {
+    using T = TypeParam;
+    expect_portable_map_is<T>(ExactFunction::Tanh, [](T x) { return exact::tanh(x); });
+    expect_portable_map_is<T>(ExactFunction::Log, [](T x) { return exact::log(x); });
+    expect_portable_map_is<T>(ExactFunction::Softplus, [](T x) { return exact::softplus(x); });
+}
+
+// log_sum_exp_of as it was before its exps ran in lanes: each term's scalar
+// exp added in the striped order.
+template <class T>
+T scalar_log_sum_exp(const T* x, std::size_t stride, std::size_t count) {
+    T top = -std::numeric_limits<T>::infinity();
+    for (std::size_t a = 0; a < count; ++a) {
+        const T term = x[a * stride];
+        top = (term > top || term != term) ? term : top;
+    }
+    if (!std::isfinite(top)) {
+        return top;
+    }
+    const T total =
+        striped_sum<T>(count, [&](std::size_t a) { return exact::exp(x[a * stride] - top); });
+    return top + exact::log(total);
+}
+
+// Rows of every length around the chunk of 256 terms and the 16 stripes,
+// read with a stride, with terms whose exps underflow, take two scaling steps
+// or are -inf, on each instruction set.
+template <class T>
+void expect_log_sum_exp_of_scalar_bits(Isa set) {
+    std::mt19937_64 random(17);
+    std::normal_distribution<double> logit(0.0, 4.0);
+    for (const std::size_t count : {1, 2, 7, 15, 16, 17, 33, 255, 256, 257, 600}) {
+        for (const std::size_t stride : {1, 3}) {
+            std::vector<T> x(count * stride);
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                x[i] = static_cast<T>(logit(random));
+            }
+            x[(count / 2) * stride] = static_cast<T>(-720.0);  // two scaling steps for doubles
+            x[(count / 3) * stride] = -std::numeric_limits<T>::infinity();
+            x[(count - 1) * stride] = static_cast<T>(-1e4);  // underflows
+            const T lanes = log_sum_exp_of(
+                x.data(), [stride](std::size_t a) { return a * stride; }, count);
+            const T expected = scalar_log_sum_exp(x.data(), stride, count);
+            EXPECT_TRUE(same_bits(lanes, expected))
+                << name_of(set) << ", " << count << " terms, stride " << stride << ": "
+                << std::hexfloat << lanes << ", the scalar sum gives " << expected;
+        }
+    }
+}
+
+TYPED_TEST(ExactLanes, TheLogSumExpOfRowsGivesTheBitsOfTheStripedScalarSum) {
+    const Isa before = isa();
+    for (const Isa set : supported_isas()) {
+        set_max_isa(set);
+        expect_log_sum_exp_of_scalar_bits<TypeParam>(set);
+    }
+    set_max_isa(before);
 }
 
 }  // namespace
