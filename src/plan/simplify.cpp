@@ -130,7 +130,9 @@ std::optional<std::uint32_t> identity_operand(const Node& node,
 template <Element T>
 bool same_computation(const Node& a, const Node& b, const Spec<T>& spec) {
     if (a.opcode() != b.opcode() || a.dtype() != b.dtype() || !(a.shape() == b.shape()) ||
-        !std::ranges::equal(a.operands(), b.operands()) || !(a.attributes() == b.attributes())) {
+        !std::equal(
+            a.operands().begin(), a.operands().end(), b.operands().begin(), b.operands().end()) ||
+        !(a.attributes() == b.attributes())) {
         return false;
     }
     if (a.opcode() == Opcode::Parameter || a.opcode() == Opcode::Input) {
@@ -169,9 +171,10 @@ Simplified simplify(const Spec<T>& spec, const std::vector<bool>& considered) {
     for (const Node& original : spec.nodes) {
         const std::uint32_t index = original.index();
         std::array<std::uint32_t, Node::max_operands> operands{};
-        std::ranges::transform(original.operands(), operands.begin(), [&](std::uint32_t operand) {
-            return result.stand_in[operand];
-        });
+        std::transform(original.operands().begin(),
+                       original.operands().end(),
+                       operands.begin(),
+                       [&](std::uint32_t operand) { return result.stand_in[operand]; });
         result.nodes.push_back(with_operands(
             original, std::span<const std::uint32_t>(operands.data(), original.operands().size())));
         const Node& node = result.nodes.back();
