@@ -93,31 +93,64 @@ Movement simplify(const Shape& input, const Axes& order) {
     return movement;
 }
 
-// out[b][j][i] = in[b][i][j] for each of `batches` [rows, columns] matrices, in
+// out[b][j][i] = in[b][i][j] for rows [first_row, last_row) of matrix b, in
 // square blocks so that both the reads and the writes stay within cache lines.
 template <Element T>
-void transpose_matrices(
-    const T* in, T* out, std::size_t batches, std::size_t rows, std::size_t columns) {
+void transpose_rows(const T* in,
+                    T* out,
+                    std::size_t rows,
+                    std::size_t columns,
+                    std::size_t first_row,
+                    std::size_t last_row) {
     constexpr std::size_t block = 16;
-    for (std::size_t b = 0; b < batches; ++b, in += rows * columns, out += rows * columns) {
-        for (std::size_t i0 = 0; i0 < rows; i0 += block) {
-            const std::size_t i1 = std::min(rows, i0 + block);
-            for (std::size_t j0 = 0; j0 < columns; j0 += block) {
-                const std::size_t j1 = std::min(columns, j0 + block);
-                for (std::size_t i = i0; i < i1; ++i) {
-                    for (std::size_t j = j0; j < j1; ++j) {
-                        out[j * rows + i] = in[i * columns + j];
-                    }
+    for (std::size_t i0 = first_row; i0 < last_row; i0 += block) {
+        const std::size_t i1 = std::min(last_row, i0 + block);
+        for (std::size_t j0 = 0; j0 < columns; j0 += block) {
+            const std::size_t j1 = std::min(columns, j0 + block);
+            for (std::size_t i = i0; i < i1; ++i) {
+                for (std::size_t j = j0; j < j1; ++j) {
+                    out[j * rows + i] = in[i * columns + j];
                 }
             }
         }
     }
 }
 
-// Any movement: an odometer over the output's outer axes, and a strided run
-// along its last axis (a contiguous copy when that axis stays last).
+// Each of `batches` [rows, columns] matrices transposed; a long batch is
+// shared among the pool's threads by blocks of rows (each writes its own
+// output columns, so the split moves the same elements).
 template <Element T>
-void permute_rows(const T* in, T* out, const Movement& m) {
+void transpose_matrices(
+    const T* in, T* out, std::size_t batches, std::size_t rows, std::size_t columns) {
+    const std::size_t matrix = rows * columns;
+    const std::size_t rows_per_task =
+        std::max<std::size_t>(16, elementwise_chunk / columns) / 16 * 16;
+    const std::size_t tasks_per_matrix = (rows + rows_per_task - 1) / rows_per_task;
+    auto task = [&](std::size_t index) {
+        const std::size_t b = index / tasks_per_matrix;
+        const std::size_t first = index % tasks_per_matrix * rows_per_task;
+        transpose_rows(in + b * matrix,
+                       out + b * matrix,
+                       rows,
+                       columns,
+                       first,
+                       std::min(rows, first + rows_per_task));
+    };
+    if (batches * matrix < 4 * elementwise_chunk) {
+        for (std::size_t index = 0; index < batches * tasks_per_matrix; ++index) {
+            task(index);
+        }
+        return;
+    }
+    ThreadPool::instance().run(batches * tasks_per_matrix, task);
+}
+
+// Any movement: an odometer over the output's outer axes, and a strided run
+// along its last axis (a contiguous copy when that axis stays last), for the
+// output's runs [first_run, last_run).
+template <Element T>
+void permute_runs(
+    const T* in, T* out, const Movement& m, std::size_t first_run, std::size_t last_run) {
     const std::size_t rank = m.rank;
     std::array<std::size_t, Shape::max_rank> input_stride{};
     for (std::size_t axis = rank, stride = 1; axis-- > 0;) {
@@ -126,17 +159,22 @@ void permute_rows(const T* in, T* out, const Movement& m) {
     }
     std::array<std::size_t, Shape::max_rank> extent{};  // of each output axis
     std::array<std::size_t, Shape::max_rank> stride{};  // input stride of each output axis
-    std::size_t count = 1;
     for (std::size_t i = 0; i < rank; ++i) {
         extent[i] = m.input[m.order[i]];
         stride[i] = input_stride[m.order[i]];
-        count *= extent[i];
     }
     const std::size_t run = extent[rank - 1];
     const std::size_t step = stride[rank - 1];
+    // The odometer at the first run: its outer output index, digit by digit.
     std::array<std::size_t, Shape::max_rank> counter{};
     std::size_t offset = 0;
-    for (std::size_t first = 0; first < count; first += run) {
+    for (std::size_t axis = rank - 1, rest = first_run; axis-- > 0;) {
+        counter[axis] = rest % extent[axis];
+        offset += counter[axis] * stride[axis];
+        rest /= extent[axis];
+    }
+    for (std::size_t r = first_run; r < last_run; ++r) {
+        const std::size_t first = r * run;
         if (step == 1) {
             copy_run(in + offset, run, out + first);
         } else {
@@ -155,6 +193,23 @@ void permute_rows(const T* in, T* out, const Movement& m) {
     }
 }
 
+// Every run of the output; a long output is shared among the pool's threads
+// by ranges of runs.
+template <Element T>
+void permute_rows(const T* in, T* out, const Movement& m, std::size_t count) {
+    const std::size_t run = m.input[m.order[m.rank - 1]];
+    const std::size_t runs = count / run;
+    if (count < 4 * elementwise_chunk) {
+        permute_runs(in, out, m, 0, runs);
+        return;
+    }
+    const std::size_t runs_per_task = std::max<std::size_t>(1, elementwise_chunk / run);
+    ThreadPool::instance().run((runs + runs_per_task - 1) / runs_per_task, [&](std::size_t task) {
+        const std::size_t first = task * runs_per_task;
+        permute_runs(in, out, m, first, std::min(runs, first + runs_per_task));
+    });
+}
+
 template <Element T>
 void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const Shape& input = *operands[0].shape;
@@ -170,7 +225,7 @@ void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
         const std::size_t columns = movement.input[movement.rank - 1];
         transpose_matrices(operands[0].data, out, count / (rows * columns), rows, columns);
     } else {
-        permute_rows(operands[0].data, out, movement);
+        permute_rows(operands[0].data, out, movement, count);
     }
 }
 

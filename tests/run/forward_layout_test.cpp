@@ -4,6 +4,7 @@
 // from +0) proved with inputs where another order gives other bits.
 #include "support/bit_equal.hpp"
 #include "support/forward_oracle.hpp"
+#include <topos/core/threads.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/run/run.hpp>
@@ -12,6 +13,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace topos {
@@ -44,6 +47,54 @@ TEST(Forward, PermutesAxesSoOutputAxisIReadsOperandAxisOrderI) {
             }
         }
     }
+}
+
+// out[i0..ik] = in[j] where input axis order[a] is output axis a: an index
+// loop, element by element, to hold the blocked and threaded kernel against.
+Tensor<double> permuted_by_index(const Tensor<double>& in, const std::vector<std::size_t>& order) {
+    const Shape& shape = in.shape();
+    std::vector<std::size_t> extents(order.size());
+    for (std::size_t a = 0; a < order.size(); ++a) {
+        extents[a] = shape[order[a]];
+    }
+    std::vector<std::size_t> input_stride(order.size(), 1);
+    for (std::size_t axis = order.size() - 1; axis-- > 0;) {
+        input_stride[axis] = input_stride[axis + 1] * shape[axis + 1];
+    }
+    std::vector<double> out(in.data().size());
+    for (std::size_t flat = 0; flat < out.size(); ++flat) {
+        std::size_t rest = flat;
+        std::size_t source = 0;
+        for (std::size_t a = order.size(); a-- > 0;) {
+            source += rest % extents[a] * input_stride[order[a]];
+            rest /= extents[a];
+        }
+        out[flat] = in.data()[source];
+    }
+    return Tensor<double>(Shape(std::span<const std::size_t>(extents)), out);
+}
+
+TEST(Forward, LongPermutesSharedAmongThreadsMoveEveryElementOnce) {
+    const std::vector<std::pair<Shape, std::vector<std::size_t>>> cases = {
+        {Shape{3, 150, 200}, {0, 2, 1}},       // a batch of transposes
+        {Shape{1, 600, 170}, {0, 2, 1}},       // one long transpose
+        {Shape{6, 20, 30, 25}, {2, 0, 3, 1}},  // strided runs
+        {Shape{4, 50, 20, 23}, {0, 2, 1, 3}},  // contiguous runs
+    };
+    const std::size_t saved = threads();
+    for (const std::size_t count : {1, 2}) {
+        set_threads(count);
+        for (const auto& [shape, order] : cases) {
+            const Tensor<double> in = iota(shape);
+            const Tensor<double> out = apply(
+                Opcode::Permute,
+                {in},
+                PermuteAttributes{Axes(std::span<const std::size_t>(order.data(), order.size()))});
+            EXPECT_TRUE(bit_equal(out, permuted_by_index(in, order)))
+                << shape.str() << " on " << count << " threads";
+        }
+    }
+    set_threads(saved);
 }
 
 TEST(Forward, BroadcastsAlongANewAxis) {
