@@ -26,7 +26,7 @@ Shape reduce_axis_shape(const ShapeCheck& check);
 template <Element T, class At>
 T striped_sum_of_exp_below(const T* x, At at, std::size_t count, T top) {
     constexpr std::size_t chunk = 256;
-    std::array<T, chunk> terms;
+    std::array<T, chunk> terms{};
     std::array<T, summation_lanes> partials{};
     partials.fill(T{-0.0});
     for (std::size_t first = 0; first < count; first += chunk) {

@@ -1,14 +1,28 @@
 #include "plan/simplify.hpp"
 
+#include "core/bit_cast.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 
 namespace topos::detail {
 namespace {
+
+// Whether two elements are the same bits (-0 is not +0; NaNs compare by payload).
+template <Element T>
+bool same_bits(T a, T b) {
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    return bit_cast<Bits>(a) == bit_cast<Bits>(b);
+}
+
+template <Element T>
+bool same_elements(std::span<const T> a, std::span<const T> b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), same_bits<T>);
+}
 
 // The one value every element of a node holds, when the node is a constant:
 // a leaf whose elements are all the same bits, or a broadcast, reshape or
@@ -46,10 +60,9 @@ private:
         if (values.empty()) {
             return std::nullopt;
         }
-        const auto same_bits = [&](T value) {
-            return std::memcmp(&value, values.data(), sizeof(T)) == 0;
-        };
-        if (!std::all_of(values.begin(), values.end(), same_bits)) {
+        if (!std::all_of(values.begin(), values.end(), [&](T value) {
+                return same_bits(value, values.front());
+            })) {
             return std::nullopt;
         }
         return values.front();
@@ -139,9 +152,7 @@ bool same_computation(const Node& a, const Node& b, const Spec<T>& spec) {
         return false;
     }
     if (a.opcode() == Opcode::Leaf) {
-        const std::span<const T> x = spec.payload(a.index()).data();
-        const std::span<const T> y = spec.payload(b.index()).data();
-        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size_bytes()) == 0;
+        return same_elements(spec.payload(a.index()).data(), spec.payload(b.index()).data());
     }
     return true;
 }
