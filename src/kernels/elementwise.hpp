@@ -64,20 +64,30 @@ void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
 // waking the pool would cost more than it saves.
 inline constexpr std::size_t elementwise_chunk = 16384;
 
+// range(begin, end) over [0, count): in chunks of elementwise_chunk on the
+// library's threads when count holds at least four chunks, else in one call on
+// the calling thread. For loops whose elements are each computed alone, so the
+// split never changes a bit.
+template <class F>
+void for_each_chunk(std::size_t count, F&& range) {
+    if (count < 4 * elementwise_chunk) {
+        range(std::size_t{0}, count);
+        return;
+    }
+    ThreadPool::instance().run((count + elementwise_chunk - 1) / elementwise_chunk,
+                               [&](std::size_t chunk) {
+                                   const std::size_t begin = chunk * elementwise_chunk;
+                                   range(begin, std::min(count, begin + elementwise_chunk));
+                               });
+}
+
 // out[i] = f(i) for i < count: on the AVX2 + FMA copy where the processor has
 // it, in chunks on the library's threads when it is long. Every element
 // is computed alone, so neither changes a bit.
 template <class T, class F>
 void elementwise(std::size_t count, T* out, F f) {
-    if (count < 4 * elementwise_chunk) {
-        elementwise_range(0, count, out, f);
-        return;
-    }
-    ThreadPool::instance().run(
-        (count + elementwise_chunk - 1) / elementwise_chunk, [&](std::size_t chunk) {
-            const std::size_t begin = chunk * elementwise_chunk;
-            elementwise_range(begin, std::min(count, begin + elementwise_chunk), out, f);
-        });
+    for_each_chunk(
+        count, [&](std::size_t begin, std::size_t end) { elementwise_range(begin, end, out, f); });
 }
 
 // std::copy_n for the runs of the layout kernels, which along an innermost

@@ -1,3 +1,4 @@
+#include "kernels/elementwise.hpp"
 #include "model/slot_math.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/optim.hpp>

@@ -1,11 +1,9 @@
 // Private helpers of the optimizers and clipping: a check that several
 // Parameters share one network's slots, zero-filled copies, the buffers a
-// step writes (fresh, or the caller's own when it gives them up), and the
-// split of a long slot among the pool's threads.
+// step writes (fresh, or the caller's own when it gives them up).
 #pragma once
 
 #include "core/tensor_access.hpp"
-#include "core/thread_pool.hpp"
 #include "run/access.hpp"
 #include <topos/core/error.hpp>
 #include <topos/run/parameters.hpp>
@@ -74,24 +72,6 @@ private:
 template <Element T>
 T* writable_slot(Parameters<T>& parameters, std::size_t slot) {
     return TensorAccess::writable(RunAccess::values(parameters)[slot]).data();
-}
-
-// Elements per task when an optimizer's slot is shared among the pool's threads.
-inline constexpr std::size_t optimizer_chunk = 16384;
-
-// range(begin, end) over [0, count): in chunks on the pool's threads when the
-// slot is long. Every element is updated alone, so the split changes no bit.
-template <class F>
-void for_each_chunk(std::size_t count, F&& range) {
-    if (count < 4 * optimizer_chunk) {
-        range(std::size_t{0}, count);
-        return;
-    }
-    ThreadPool::instance().run((count + optimizer_chunk - 1) / optimizer_chunk,
-                               [&](std::size_t chunk) {
-                                   const std::size_t begin = chunk * optimizer_chunk;
-                                   range(begin, std::min(count, begin + optimizer_chunk));
-                               });
 }
 
 }  // namespace topos::detail
