@@ -8,6 +8,7 @@
 #include "ops/reduce.hpp"
 #include "pattern/catalog.hpp"
 #include "pattern/fitted_windows.hpp"
+#include "pattern/window_taps.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -29,38 +30,6 @@ struct ReduceWindowGeometry {
 };
 
 using Reduction = ReduceWindowGeometry::Reduction;
-
-std::optional<ImageWindows> pooling_windows(const SpecView& spec, std::uint32_t index) {
-    const Node* windows = spec.as(index, Opcode::Reshape);
-    if (windows == nullptr || windows->shape().rank() != 5) {
-        return std::nullopt;
-    }
-    const std::uint32_t ordered = windows->operands()[0];
-    if (!is_permute(spec, ordered, {0, 1, 2, 4, 3, 5})) {
-        return std::nullopt;
-    }
-    std::optional<ImageWindows> found = image_windows(spec, spec[ordered].operands()[0]);
-    if (!found) {
-        return std::nullopt;
-    }
-    const WindowGeometry& g = found->geometry;
-    if (windows->shape() != Shape{g.batch, g.channels, g.count[0], g.count[1], g.taps()}) {
-        return std::nullopt;
-    }
-    found->nodes.push_back(ordered);
-    found->nodes.push_back(index);
-    return found;
-}
-
-// Narrow(windows, axis 4, start tap, length 1).
-bool is_tap(const SpecView& spec, std::uint32_t index, std::uint32_t windows, std::size_t tap) {
-    const Node* narrow = spec.as(index, Opcode::Narrow);
-    if (narrow == nullptr || narrow->operands()[0] != windows) {
-        return false;
-    }
-    const auto& attributes = narrow->attributes_as<NarrowAttributes>();
-    return attributes.axis == 4 && attributes.start == tap && attributes.length == 1;
-}
 
 struct Chain {
     Reduction reduction;
@@ -131,11 +100,6 @@ std::optional<Chain> summed_taps(const SpecView& spec, std::uint32_t root) {
     return Chain{Reduction::StripedSum, sum->operands()[0], {root}};
 }
 
-template <Element T>
-T maximum_of(T a, T b) {
-    return (a >= b || a != a) ? a : b;  // the Maximum opcode's rule
-}
-
 // Folds the taps of one window, in row-major order, as the matched
 // operations do: a left fold with Maximum or Add, or the striped Sum.
 template <Reduction R, Element T>
@@ -149,23 +113,6 @@ T reduce_taps(const T* taps, std::size_t count) {
                 R == Reduction::MaximumChain ? maximum_of(result, taps[tap]) : result + taps[tap];
         }
         return result;
-    }
-}
-
-// The taps of window (oh, ow) of one image plane, zero where they fall in padding.
-template <Element T>
-void gather_taps(
-    const WindowGeometry& g, const T* pixels, std::size_t oh, std::size_t ow, T* taps) {
-    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
-        const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
-        const bool row_inside = y >= g.pad_before[0] && y - g.pad_before[0] < g.extent[0];
-        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
-            const std::size_t x = ow * g.step[1] + kw * g.dilation[1];
-            const bool inside =
-                row_inside && x >= g.pad_before[1] && x - g.pad_before[1] < g.extent[1];
-            *taps++ =
-                inside ? pixels[(y - g.pad_before[0]) * g.extent[1] + (x - g.pad_before[1])] : T{0};
-        }
     }
 }
 
@@ -203,22 +150,23 @@ void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
         g.pad_before[0] == 0 && g.pad_before[1] == 0 &&
         (g.count[0] - 1) * g.step[0] + (g.size[0] - 1) * g.dilation[0] < g.extent[0] &&
         (g.count[1] - 1) * g.step[1] + (g.size[1] - 1) * g.dilation[1] < g.extent[1];
-    thread_local std::vector<T> taps;
-    taps.resize(g.taps());
-    for (std::size_t p = 0; p < g.batch * g.channels; ++p) {
+    for_each_plane(g.batch * g.channels, g.outputs() * g.taps(), [&](std::size_t p) {
+        thread_local std::vector<T> taps;
+        taps.resize(g.taps());
         const T* pixels = image + p * plane;
+        T* row = out + p * g.outputs();
         for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
             if (R != Reduction::StripedSum && unpadded) {
-                fold_row<R>(g, pixels, oh, out);
-                out += g.count[1];
+                fold_row<R>(g, pixels, oh, row);
+                row += g.count[1];
                 continue;
             }
             for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
                 gather_taps(g, pixels, oh, ow, taps.data());
-                *out++ = reduce_taps<R>(taps.data(), taps.size());
+                *row++ = reduce_taps<R>(taps.data(), taps.size());
             }
         }
-    }
+    });
 }
 
 std::optional<Match> match_pooling(const SpecView& spec, std::uint32_t root) {

@@ -25,6 +25,26 @@ std::uint32_t strip_pads(const SpecView& spec,
     return index;
 }
 
+// Consumes up to two Narrows of axes 2 and 3 of a rank-4 value.
+std::uint32_t strip_crops(const SpecView& spec,
+                          std::uint32_t index,
+                          WindowGeometry& geometry,
+                          std::vector<std::uint32_t>& nodes) {
+    std::array<bool, 2> seen{};
+    while (const Node* narrow = spec.as(index, Opcode::Narrow)) {
+        const auto& attributes = narrow->attributes_as<NarrowAttributes>();
+        if (attributes.axis < 2 || attributes.axis > 3 || seen[attributes.axis - 2] ||
+            narrow->shape().rank() != 4) {
+            break;
+        }
+        seen[attributes.axis - 2] = true;
+        geometry.pad_before[attributes.axis - 2] = attributes.start;
+        nodes.push_back(index);
+        index = narrow->operands()[0];
+    }
+    return index;
+}
+
 }  // namespace
 
 std::optional<ImageWindows> image_windows(const SpecView& spec, std::uint32_t unfolded) {
@@ -58,6 +78,75 @@ std::optional<ImageWindows> image_windows(const SpecView& spec, std::uint32_t un
     g.count = {columns->shape()[2], columns->shape()[4]};
     std::sort(windows.nodes.begin(), windows.nodes.end());
     return windows;
+}
+
+std::optional<ImageWindows> pooling_windows(const SpecView& spec, std::uint32_t index) {
+    const Node* windows = spec.as(index, Opcode::Reshape);
+    if (windows == nullptr || windows->shape().rank() != 5) {
+        return std::nullopt;
+    }
+    const std::uint32_t ordered = windows->operands()[0];
+    if (!is_permute(spec, ordered, {0, 1, 2, 4, 3, 5})) {
+        return std::nullopt;
+    }
+    std::optional<ImageWindows> found = image_windows(spec, spec[ordered].operands()[0]);
+    if (!found) {
+        return std::nullopt;
+    }
+    const WindowGeometry& g = found->geometry;
+    if (windows->shape() != Shape{g.batch, g.channels, g.count[0], g.count[1], g.taps()}) {
+        return std::nullopt;
+    }
+    found->nodes.push_back(ordered);
+    found->nodes.push_back(index);
+    std::sort(found->nodes.begin(), found->nodes.end());
+    return found;
+}
+
+bool is_tap(const SpecView& spec, std::uint32_t index, std::uint32_t windows, std::size_t tap) {
+    const Node* narrow = spec.as(index, Opcode::Narrow);
+    if (narrow == nullptr || narrow->operands()[0] != windows) {
+        return false;
+    }
+    const auto& attributes = narrow->attributes_as<NarrowAttributes>();
+    return attributes.axis == 4 && attributes.start == tap && attributes.length == 1;
+}
+
+std::optional<FoldedWindows> folded_windows(const SpecView& spec, std::uint32_t root) {
+    const Shape& image = spec[root].shape();
+    if (image.rank() != 4) {
+        return std::nullopt;
+    }
+    FoldedWindows folded{};
+    WindowGeometry& g = folded.geometry;
+    const std::uint32_t rows_index = strip_crops(spec, root, g, folded.nodes);
+    const Node* rows = spec.as(rows_index, Opcode::Fold);
+    if (rows == nullptr || rows->shape().rank() != 4) {
+        return std::nullopt;
+    }
+    const Node* columns = spec.as(rows->operands()[0], Opcode::Fold);
+    const auto& down = rows->attributes_as<FoldAttributes>();
+    if (down.axis != 2 || columns == nullptr || columns->shape().rank() != 5) {
+        return std::nullopt;
+    }
+    const auto& across = columns->attributes_as<FoldAttributes>();
+    folded.taps = columns->operands()[0];
+    const Shape& taps = spec[folded.taps].shape();
+    if (across.axis != 4 || taps.rank() != 6) {
+        return std::nullopt;
+    }
+    folded.nodes.push_back(rows_index);
+    folded.nodes.push_back(rows->operands()[0]);
+    std::sort(folded.nodes.begin(), folded.nodes.end());
+    g.batch = image[0];
+    g.channels = image[1];
+    g.extent = {image[2], image[3]};
+    g.size = {down.size, across.size};
+    g.step = {down.step, across.step};
+    g.dilation = {down.dilation, across.dilation};
+    g.count = {taps[2], taps[4]};
+    folded.folded = {down.extent, across.extent};
+    return folded;
 }
 
 bool is_permute(const SpecView& spec,

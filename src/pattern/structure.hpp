@@ -29,6 +29,8 @@ struct WindowGeometry {
     std::size_t taps() const { return size[0] * size[1]; }
 
     std::size_t outputs() const { return count[0] * count[1]; }
+
+    friend bool operator==(const WindowGeometry&, const WindowGeometry&) = default;
 };
 
 // The spec a matcher reads.
@@ -54,6 +56,29 @@ struct ImageWindows {
 
 // `unfolded` names the second Unfold, of shape [N, C, OH, KH, OW, KW].
 std::optional<ImageWindows> image_windows(const SpecView& spec, std::uint32_t unfolded);
+
+// The windows of a pooling: Reshape [N, C, OH, OW, KH*KW] of Permute
+// [0, 1, 2, 4, 3, 5] of image_windows. `index` names the Reshape.
+std::optional<ImageWindows> pooling_windows(const SpecView& spec, std::uint32_t index);
+
+// Whether `index` is Narrow(windows, axis 4, start tap, length 1): one tap of
+// every pooling window.
+bool is_tap(const SpecView& spec, std::uint32_t index, std::uint32_t windows, std::size_t tap);
+
+// Window taps summed back onto an [N, C, H, W] image, the adjoint of
+// image_windows: Fold(axis 2) of Fold(axis 4) of taps laid out
+// [N, C, OH, KH, OW, KW], then cropped by up to two Narrows of axes 2 and 3
+// (the adjoint of the windows' zero padding). The geometry's extent is the
+// cropped image and its pad_before where the crop starts.
+struct FoldedWindows {
+    std::uint32_t taps;
+    WindowGeometry geometry;
+    std::array<std::size_t, 2> folded{};  // H and W before the crop
+    std::vector<std::uint32_t> nodes;     // the folds and narrows, ascending
+};
+
+// `root` names the last node: the second Fold, or the last Narrow.
+std::optional<FoldedWindows> folded_windows(const SpecView& spec, std::uint32_t root);
 
 // Whether `index` is a Permute with exactly `order`.
 bool is_permute(const SpecView& spec,

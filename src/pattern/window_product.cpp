@@ -12,6 +12,7 @@
 #include "ops/common.hpp"
 #include "pattern/catalog.hpp"
 #include "pattern/fitted_windows.hpp"
+#include "pattern/window_taps.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -98,43 +99,66 @@ private:
     const T* image_;
 };
 
+// Window rows per tile of the forward product, rounded to whole lines.
 constexpr std::size_t rows_per_tile = 256;
 
-// Rows first .. first + count of the windows matrix into `tile`, line by line.
+// The windows matrix's transpose [K, P] for the P = lines * OW windows of
+// lines first .. first + lines - 1 (a line is one (n, oh)), into `columns`
+// whose rows are `stride` apart: row (c, kh, kw) holds that tap of every
+// window, so each line of it is a strided run of one image row.
 template <Element T>
-void fill_windows(const Patches<T>& patches,
-                  const WindowGeometry& g,
-                  std::size_t first,
-                  std::size_t count,
-                  T* tile) {
-    for (std::size_t filled = 0; filled < count;) {
-        const std::size_t row = first + filled;
-        const std::size_t segment = std::min(count - filled, g.count[1] - row % g.count[1]);
-        patches.line(row, segment, tile + filled * patches.depth());
-        filled += segment;
+void fill_window_columns(const WindowGeometry& g,
+                         const T* image,
+                         std::size_t first,
+                         std::size_t lines,
+                         T* columns,
+                         std::size_t stride) {
+    const std::size_t plane = g.extent[0] * g.extent[1];
+    for (std::size_t line = first; line < first + lines; ++line) {
+        const std::size_t n = line / g.count[0];
+        const std::size_t oh = line % g.count[0];
+        T* at = columns + (line - first) * g.count[1];
+        for (std::size_t c = 0; c < g.channels; ++c) {
+            gather_window_row(
+                g, image + (n * g.channels + c) * plane, oh, at + c * g.taps() * stride, stride);
+        }
     }
 }
 
-// out [P, O] = windows [P, K] x matrix [K, O], a tile of rows at a time: the
-// tile is filled line by line, then multiplied by the exact GEMM.
+// out [P, O] = windows [P, K] x matrix [K, O], a tile of whole lines at a
+// time: the tile's transpose is filled, then read transposed by the exact
+// GEMM, whose bits do not depend on the layout.
 template <Element T>
 void forward_product(const WindowProductGeometry& geometry,
                      const T* image,
                      const T* matrix,
                      T* out) {
     const WindowGeometry& g = geometry.window;
-    const std::size_t rows = g.batch * g.outputs();
-    const Patches<T> patches(g, image);
-    const std::size_t depth = patches.depth();
-    thread_local std::vector<T> tile;
-    tile.resize(rows_per_tile * depth);
-    for (std::size_t first = 0; first < rows;) {
-        const std::size_t count = std::min(rows_per_tile, rows - first);
-        fill_windows(patches, g, first, count, tile.data());
-        multiply_matrices(
-            tile.data(), matrix, out + first * geometry.columns, count, depth, geometry.columns);
-        first += count;
+    const std::size_t all_lines = g.batch * g.count[0];
+    const std::size_t depth = g.channels * g.taps();
+    const std::size_t lines_per_tile = std::max<std::size_t>(1, rows_per_tile / g.count[1]);
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    auto multiply_tile = [&](std::size_t tile_index) {
+        thread_local std::vector<T> tile;
+        tile.resize(lines_per_tile * g.count[1] * depth);
+        const std::size_t first = tile_index * lines_per_tile;
+        const std::size_t lines = std::min(lines_per_tile, all_lines - first);
+        const std::size_t rows = lines * g.count[1];
+        fill_window_columns(g, image, first, lines, tile.data(), rows);
+        T* target = out + first * g.count[1] * geometry.columns;
+        gemm<T>({1, rows, depth, geometry.columns},
+                {tile.data(), 1, signed_size(rows), 0},
+                {matrix, signed_size(geometry.columns), 1, 0},
+                {target, signed_size(geometry.columns), 0});
+    };
+    const std::size_t tiles = (all_lines + lines_per_tile - 1) / lines_per_tile;
+    if (tiles < 4) {
+        for (std::size_t t = 0; t < tiles; ++t) {
+            multiply_tile(t);
+        }
+        return;
     }
+    ThreadPool::instance().run(tiles, multiply_tile);
 }
 
 // out [K, O] += window [K] (outer) gradient row [O]: every output gains one
@@ -191,7 +215,7 @@ void transposed_product_by_rows(const WindowProductGeometry& geometry,
 }
 
 // The same product by the exact GEMM, which sums over p in the same order,
-// reading the materialised windows matrix [P, K] transposed in place.
+// from the windows matrix's transpose [K, P], materialised.
 template <Element T>
 void transposed_product(const WindowProductGeometry& geometry,
                         const T* image,
@@ -199,16 +223,28 @@ void transposed_product(const WindowProductGeometry& geometry,
                         T* out) {
     const WindowGeometry& g = geometry.window;
     const std::size_t rows = g.batch * g.outputs();
-    const Patches<T> patches(g, image);
-    const std::size_t depth = patches.depth();
+    const std::size_t depth = g.channels * g.taps();
     if (!geometry.materialise_windows) {
         transposed_product_by_rows(geometry, image, gradient, out);
         return;
     }
     thread_local std::vector<T> windows;
-    windows.resize(rows * depth);
-    fill_windows(patches, g, 0, rows, windows.data());
-    multiply_transposed_matrices(windows.data(), gradient, out, depth, rows, geometry.columns);
+    windows.resize(depth * rows);
+    // Lines of the transpose are filled apart, so they are shared among threads.
+    T* columns = windows.data();
+    const std::size_t all_lines = g.batch * g.count[0];
+    const std::size_t lines_per_task = std::max<std::size_t>(1, 16384 / (g.count[1] * depth));
+    auto fill = [&](std::size_t task) {
+        const std::size_t first = task * lines_per_task;
+        fill_window_columns(g,
+                            image,
+                            first,
+                            std::min(lines_per_task, all_lines - first),
+                            columns + first * g.count[1],
+                            rows);
+    };
+    ThreadPool::instance().run((all_lines + lines_per_task - 1) / lines_per_task, fill);
+    multiply_matrices(columns, gradient, out, depth, rows, geometry.columns);
 }
 
 Match product_match(std::uint32_t root,

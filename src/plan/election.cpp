@@ -29,6 +29,31 @@ std::vector<std::vector<std::uint32_t>> readers_of(const std::vector<Node>& node
     return readers;
 }
 
+// Whether `outer` covers every node of `inner` and more: `inner` is the same
+// structure stopped short (a fold before its crop, say).
+bool subsumes(const Match& outer, const Match& inner) {
+    return outer.nodes.size() > inner.nodes.size() && covers(outer, inner.root) &&
+           std::includes(
+               outer.nodes.begin(), outer.nodes.end(), inner.nodes.begin(), inner.nodes.end());
+}
+
+// Drops the matches another match subsumes.
+std::vector<Match> without_subsumed(std::vector<Match> matches) {
+    std::vector<bool> subsumed(matches.size(), false);
+    for (std::size_t inner = 0; inner < matches.size(); ++inner) {
+        for (std::size_t outer = 0; outer < matches.size() && !subsumed[inner]; ++outer) {
+            subsumed[inner] = outer != inner && subsumes(matches[outer], matches[inner]);
+        }
+    }
+    std::vector<Match> kept;
+    for (std::size_t m = 0; m < matches.size(); ++m) {
+        if (!subsumed[m]) {
+            kept.push_back(std::move(matches[m]));
+        }
+    }
+    return kept;
+}
+
 // Keeps matches in root order unless one would write a value another covers.
 std::vector<Match> without_conflicts(std::vector<Match> matches, std::size_t node_count) {
     std::vector<bool> written(node_count, false);  // a result of a kept match
@@ -190,7 +215,8 @@ std::vector<Election> elect(const std::vector<Node>& nodes,
                             std::vector<Match> matches,
                             const std::vector<bool>& declared,
                             const std::vector<bool>& retained) {
-    const std::vector<Match> candidates = without_conflicts(std::move(matches), nodes.size());
+    const std::vector<Match> candidates =
+        without_conflicts(without_subsumed(std::move(matches)), nodes.size());
     const Ballot ballot(nodes, schedule, declared, retained, candidates);
     const std::vector<bool> standing = standing_candidates(ballot, candidates);
     std::vector<Election> elections;

@@ -1,7 +1,8 @@
 // Under Numerics::Exact, every fused kernel returns the interpreter's bits for
 // every value a run can read, over random shapes, strides, paddings,
-// dilations, channel and batch counts, in float and double; the filter
-// gradient both on the exact GEMM and by rank-one updates.
+// dilations, channel and batch counts, in float and double: convolutions and
+// poolings and their gradients with respect to the image, the filters and the
+// bias; the filter gradient both on the exact GEMM and by rank-one updates.
 #include "pattern/catalog.hpp"
 #include "pattern/window_product.hpp"
 #include "support/bit_equal.hpp"
@@ -59,7 +60,8 @@ void expect_plan_matches_interpreter(const Network<T>& network,
 template <Element T>
 void check_convolution_and_pooling(const ConvCase& c, std::uint64_t seed) {
     Tape<T> tape;
-    auto image = tape.input(init::normal(seed, 1.0)(Shape{c.batch, c.channels, c.height, c.width}));
+    auto image =
+        tape.parameter(init::normal(seed, 1.0)(Shape{c.batch, c.channels, c.height, c.width}));
     auto filters = tape.parameter(
         init::normal(seed + 1, 0.5)(Shape{c.filters, c.channels, c.kernel, c.kernel}));
     auto bias = tape.parameter(init::normal(seed + 2, 0.1)(Shape{c.filters}));
@@ -69,7 +71,7 @@ void check_convolution_and_pooling(const ConvCase& c, std::uint64_t seed) {
     auto pooled = max_pool(convolved, pool, pool);
     auto averaged = average_pool(convolved, pool, 1);
     auto loss = (pooled.sum() + averaged.sum());
-    const auto adjoints = tape.differentiate(loss, {filters, bias});
+    const auto adjoints = tape.differentiate(loss, {image, filters, bias});
     const auto network = std::move(tape).into_network();
     expect_plan_matches_interpreter(network, {pooled, averaged}, 3, c.text());
     expect_plan_matches_interpreter(network, adjoints.roots(), 1, c.text() + ", derivative");

@@ -1,0 +1,145 @@
+// Reading the taps of image windows, and summing taps back onto an image, in
+// the orders the unfused operations use, for the fused kernels of the window
+// patterns. Every loop here is one plane (one image, one channel) at a time.
+#pragma once
+
+#include "core/thread_pool.hpp"
+#include "pattern/structure.hpp"
+#include <topos/core/tensor.hpp>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace topos::detail {
+
+// The Maximum opcode's rule: the first operand unless the second is greater,
+// and a NaN first operand wins.
+template <Element T>
+T maximum_of(T a, T b) {
+    return (a >= b || a != a) ? a : b;
+}
+
+// The taps of window (oh, ow) of one image plane, row-major in the window,
+// zero where they fall in padding.
+template <Element T>
+void gather_taps(
+    const WindowGeometry& g, const T* pixels, std::size_t oh, std::size_t ow, T* taps) {
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
+        const bool row_inside = y >= g.pad_before[0] && y - g.pad_before[0] < g.extent[0];
+        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
+            const std::size_t x = ow * g.step[1] + kw * g.dilation[1];
+            const bool inside =
+                row_inside && x >= g.pad_before[1] && x - g.pad_before[1] < g.extent[1];
+            *taps++ =
+                inside ? pixels[(y - g.pad_before[0]) * g.extent[1] + (x - g.pad_before[1])] : T{0};
+        }
+    }
+}
+
+// The taps of window row oh of one image plane, zero where they fall in
+// padding: tap (kh, kw) of window ow at taps[(kh * size[1] + kw) * stride + ow].
+template <Element T>
+void gather_window_row(
+    const WindowGeometry& g, const T* pixels, std::size_t oh, T* taps, std::size_t stride) {
+    const std::size_t windows = g.count[1];
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
+        const bool row_inside = y >= g.pad_before[0] && y - g.pad_before[0] < g.extent[0];
+        const T* line = pixels + (row_inside ? (y - g.pad_before[0]) * g.extent[1] : 0);
+        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
+            T* column = taps + (kh * g.size[1] + kw) * stride;
+            // Windows [first, last) read inside the image: x = ow * step + kw * dilation
+            // lies in [pad_before, pad_before + extent).
+            const std::size_t offset = kw * g.dilation[1];
+            const std::size_t low = g.pad_before[1];
+            const std::size_t high = g.pad_before[1] + g.extent[1];
+            std::size_t first = offset >= low ? 0 : (low - offset + g.step[1] - 1) / g.step[1];
+            std::size_t last = offset >= high ? 0 : (high - offset + g.step[1] - 1) / g.step[1];
+            last = row_inside ? std::min(last, windows) : 0;
+            first = std::min(first, last);
+            std::fill_n(column, first, T{0});
+            if (g.step[1] == 1) {
+                std::copy_n(line + (first + offset - low), last - first, column + first);
+            } else {
+                for (std::size_t ow = first; ow < last; ++ow) {
+                    column[ow] = line[ow * g.step[1] + offset - low];
+                }
+            }
+            std::fill_n(column + last, windows - last, T{0});
+        }
+    }
+}
+
+// Sums the taps of one row of windows (oh) back onto an image plane, as the
+// two Fold nodes of an unfused plan do, and crops it as their Narrows do:
+//  - along W first: for tap row kh, a position adds its taps over windows ow
+//    ascending, from +0 (the loop runs kw descending, ow ascending: the same
+//    order for each position, with ow innermost so that it vectorises);
+//  - then along H: an image row adds those sums over window rows oh
+//    ascending, from +0, so the caller zeroes `out` (the cropped
+//    [extent[0], extent[1]] plane) and folds rows oh = 0, 1, ... in order.
+// Tap (kh, kw) of window ow is taps[(kh * size[1] + kw) * stride + ow];
+// `line` has room for size[0] * folded_width elements.
+template <Element T>
+void fold_window_row(const WindowGeometry& g,
+                     std::size_t folded_width,
+                     std::size_t oh,
+                     const T* taps,
+                     std::size_t stride,
+                     T* line,
+                     T* out) {
+    const std::size_t windows = g.count[1];
+    const std::size_t step = g.step[1];
+    std::fill_n(line, g.size[0] * folded_width, T{0});
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        for (std::size_t kw = g.size[1]; kw-- > 0;) {
+            T* positions = line + kh * folded_width + kw * g.dilation[1];
+            const T* column = taps + (kh * g.size[1] + kw) * stride;
+            if (step == 1) {
+                for (std::size_t ow = 0; ow < windows; ++ow) {
+                    positions[ow] += column[ow];
+                }
+            } else {
+                for (std::size_t ow = 0; ow < windows; ++ow) {
+                    positions[ow * step] += column[ow];
+                }
+            }
+        }
+    }
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
+        if (y < g.pad_before[0] || y - g.pad_before[0] >= g.extent[0]) {
+            continue;
+        }
+        T* row = out + (y - g.pad_before[0]) * g.extent[1];
+        const T* sums = line + kh * folded_width + g.pad_before[1];
+        for (std::size_t x = 0; x < g.extent[1]; ++x) {
+            row[x] += sums[x];
+        }
+    }
+}
+
+// Calls plane(p) for every plane p < planes, shared among the pool's threads
+// when there is enough work (`elements` per plane); each plane is computed
+// alone, so the split changes no bit.
+template <class F>
+void for_each_plane(std::size_t planes, std::size_t elements, F&& plane) {
+    constexpr std::size_t elements_per_task = 16384;
+    const std::size_t per_task =
+        std::max<std::size_t>(1, elements_per_task / std::max<std::size_t>(1, elements));
+    const std::size_t tasks = (planes + per_task - 1) / per_task;
+    auto run = [&](std::size_t task) {
+        const std::size_t end = std::min(planes, (task + 1) * per_task);
+        for (std::size_t p = task * per_task; p < end; ++p) {
+            plane(p);
+        }
+    };
+    if (tasks < 2) {
+        run(0);
+        return;
+    }
+    ThreadPool::instance().run(tasks, run);
+}
+
+}  // namespace topos::detail
