@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 namespace topos::detail {
 
@@ -37,6 +38,32 @@ void gather_taps(
     }
 }
 
+// Copies a run of a few dozen elements, as window rows are, without the call
+// into memmove a plain loop becomes: 32-byte pieces, the last one ending at
+// the run's end.
+template <Element T>
+void copy_short(const T* from, std::size_t count, T* to) {
+    constexpr std::size_t piece = 32 / sizeof(T);
+    if (count < piece) {
+        for (std::size_t i = 0; i < count; ++i) {
+            to[i] = from[i];
+        }
+        return;
+    }
+    for (std::size_t i = 0; i + piece < count; i += piece) {
+        std::memcpy(to + i, from + i, 32);
+    }
+    std::memcpy(to + count - piece, from + count - piece, 32);
+}
+
+// Zeroes the few elements of padding before or after a window row.
+template <Element T>
+void zero_short(T* to, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+        to[i] = T{0};
+    }
+}
+
 // The taps of window row oh of one image plane, zero where they fall in
 // padding: tap (kh, kw) of window ow at taps[(kh * size[1] + kw) * stride + ow].
 template <Element T>
@@ -54,19 +81,26 @@ void gather_window_row(
             const std::size_t offset = kw * g.dilation[1];
             const std::size_t low = g.pad_before[1];
             const std::size_t high = g.pad_before[1] + g.extent[1];
-            std::size_t first = offset >= low ? 0 : (low - offset + g.step[1] - 1) / g.step[1];
-            std::size_t last = offset >= high ? 0 : (high - offset + g.step[1] - 1) / g.step[1];
+            const auto windows_before = [&](std::size_t position) -> std::size_t {
+                if (offset >= position) {
+                    return 0;
+                }
+                const std::size_t span = position - offset;
+                return g.step[1] == 1 ? span : (span + g.step[1] - 1) / g.step[1];
+            };
+            std::size_t first = windows_before(low);
+            std::size_t last = windows_before(high);
             last = row_inside ? std::min(last, windows) : 0;
             first = std::min(first, last);
-            std::fill_n(column, first, T{0});
+            zero_short(column, first);
             if (g.step[1] == 1) {
-                std::copy_n(line + (first + offset - low), last - first, column + first);
+                copy_short(line + (first + offset - low), last - first, column + first);
             } else {
                 for (std::size_t ow = first; ow < last; ++ow) {
                     column[ow] = line[ow * g.step[1] + offset - low];
                 }
             }
-            std::fill_n(column + last, windows - last, T{0});
+            zero_short(column + last, windows - last);
         }
     }
 }
