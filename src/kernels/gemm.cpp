@@ -205,16 +205,26 @@ void fill_zeros(GemmExtents e, MatrixTarget<T> c) {
     }
 }
 
+// The tile for a product of `columns` columns: the narrowest of the
+// instruction set's tiles (an AVX-512 machine also runs AVX2's) that is at
+// least that wide, or the wide tile.
 template <Element T>
-MicroKernel<T> micro_kernel(Isa isa) {
+MicroKernel<T> micro_kernel(Isa isa, std::size_t columns) {
     switch (isa) {
         case Isa::Portable:
             return portable_micro_kernel<T>();
 #if defined(__x86_64__)
-        case Isa::Avx2:
-            return avx2_micro_kernel<T>();
-        case Isa::Avx512:
-            return avx512_micro_kernel<T>();
+        case Isa::Avx2: {
+            const MicroKernel<T> narrow = avx2_narrow_micro_kernel<T>();
+            return columns <= narrow.columns ? narrow : avx2_micro_kernel<T>();
+        }
+        case Isa::Avx512: {
+            const MicroKernel<T> narrowest = avx2_narrow_micro_kernel<T>();
+            const MicroKernel<T> narrow = avx512_narrow_micro_kernel<T>();
+            return columns <= narrowest.columns ? narrowest
+                   : columns <= narrow.columns  ? narrow
+                                                : avx512_micro_kernel<T>();
+        }
 #else
         case Isa::Avx2:
         case Isa::Avx512:
@@ -236,7 +246,7 @@ void gemm_with(
         fill_zeros(e, c);
         return;
     }
-    const MicroKernel<T> kernel = micro_kernel<T>(options.isa);
+    const MicroKernel<T> kernel = micro_kernel<T>(options.isa, e.columns);
     const auto product_of = [&](std::size_t batch) {
         const auto at = static_cast<std::ptrdiff_t>(batch);
         return Product<T>{kernel,

@@ -1,5 +1,6 @@
 // The AVX2 + FMA micro-kernels: a 6 x 16 float tile (6 x 8 for double), twelve
-// ymm accumulators, the register tile of micro_kernel_x86.hpp over 256-bit lanes.
+// ymm accumulators, and a narrow 12 x 8 one (12 x 4), the register tile of
+// micro_kernel_x86.hpp over 256-bit lanes.
 // Compiled for AVX2 + FMA by function attributes and a target push and pop only,
 // so the rest of the library stays baseline x86-64; called only where the
 // processor reports both.
@@ -87,6 +88,7 @@ struct DoubleLanes {
 
 constexpr std::size_t tile_rows = 6;
 constexpr std::size_t tile_vectors = 2;  // vectors across a tile row
+constexpr std::size_t narrow_tile_rows = 12;  // one vector across
 
 }  // namespace
 
@@ -105,6 +107,26 @@ MicroKernel<double> avx2_micro_kernel<double>() {
     return {register_tile<DoubleLanes, tile_rows, tile_vectors>,
             tile_rows,
             tile_vectors * DoubleLanes::width,
+            256,
+            96,
+            2048};
+}
+
+template <>
+MicroKernel<float> avx2_narrow_micro_kernel<float>() {
+    return {register_tile<FloatLanes, narrow_tile_rows, 1>,
+            narrow_tile_rows,
+            FloatLanes::width,
+            256,
+            120,
+            4096};
+}
+
+template <>
+MicroKernel<double> avx2_narrow_micro_kernel<double>() {
+    return {register_tile<DoubleLanes, narrow_tile_rows, 1>,
+            narrow_tile_rows,
+            DoubleLanes::width,
             256,
             96,
             2048};

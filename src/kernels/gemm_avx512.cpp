@@ -1,5 +1,6 @@
-// The AVX-512 micro-kernels: a 12 x 32 float tile (12 x 16 for double), 24 zmm
-// accumulators, the register tile of micro_kernel_x86.hpp over 512-bit lanes.
+// The AVX-512 micro-kernels: a 12 x 32 float tile (12 x 16 for double) and a
+// narrow 24 x 16 one (24 x 8), 24 zmm accumulators each, the register tile of
+// micro_kernel_x86.hpp over 512-bit lanes.
 // Compiled for AVX-512F by function attributes and a target push and pop only,
 // so the rest of the library stays baseline x86-64; called only where the
 // processor reports AVX-512F.
@@ -87,6 +88,7 @@ struct DoubleLanes {
 
 constexpr std::size_t tile_rows = 12;
 constexpr std::size_t tile_vectors = 2;  // vectors across a tile row
+constexpr std::size_t narrow_tile_rows = 24;  // one vector across
 
 }  // namespace
 
@@ -105,6 +107,26 @@ MicroKernel<double> avx512_micro_kernel<double>() {
     return {register_tile<DoubleLanes, tile_rows, tile_vectors>,
             tile_rows,
             tile_vectors * DoubleLanes::width,
+            256,
+            96,
+            2048};
+}
+
+template <>
+MicroKernel<float> avx512_narrow_micro_kernel<float>() {
+    return {register_tile<FloatLanes, narrow_tile_rows, 1>,
+            narrow_tile_rows,
+            FloatLanes::width,
+            256,
+            120,
+            4096};
+}
+
+template <>
+MicroKernel<double> avx512_narrow_micro_kernel<double>() {
+    return {register_tile<DoubleLanes, narrow_tile_rows, 1>,
+            narrow_tile_rows,
+            DoubleLanes::width,
             256,
             96,
             2048};

@@ -35,11 +35,20 @@ template <Element T>
 MicroKernel<T> portable_micro_kernel();
 
 #if defined(__x86_64__)
+// The wide tiles are two vectors across; a product of at most one vector's
+// columns (a convolution of 8 or 16 filters, say) takes the narrow tile of one
+// vector and more rows, so that it does not compute columns it throws away.
 template <Element T>
 MicroKernel<T> avx2_micro_kernel();
 
 template <Element T>
+MicroKernel<T> avx2_narrow_micro_kernel();
+
+template <Element T>
 MicroKernel<T> avx512_micro_kernel();
+
+template <Element T>
+MicroKernel<T> avx512_narrow_micro_kernel();
 #endif
 
 }  // namespace topos::detail

@@ -52,8 +52,8 @@ void expect_reference_bits(const GemmCase& c, std::mt19937& generator) {
     }
 }
 
-// Extents that make edge tiles for every micro-kernel (tiles of 4, 6 and 12
-// rows, 4 to 32 columns) and primes.
+// Extents that make edge tiles for every micro-kernel (tiles of 4, 6, 12 and
+// 24 rows, 4 to 32 columns) and primes.
 std::size_t random_extent(std::mt19937& generator) {
     static constexpr std::size_t extents[] = {1,  2,  3,  4,  5,  6,  7,  8,  11, 12, 13,
                                               16, 17, 23, 24, 25, 31, 32, 33, 47, 61};
@@ -90,9 +90,13 @@ TYPED_TEST(ExactGemm, EqualsTheReferenceLoopAcrossBlockBoundaries) {
     const ThreadCountGuard guard;
     std::mt19937 generator(7);
     // More rows than a row block, k across two and three k blocks, more
-    // columns than a column block, and a batch of products too short to split.
+    // columns than a column block, and a batch of products too short to split;
+    // the narrow tiles (at most 8 or 16 columns) across the same boundaries.
     const GemmCase cases[] = {
         {1, 131, 263, 37, false, false, false},
+        {1, 251, 263, 8, true, false, false},
+        {1, 131, 520, 16, false, true, false},
+        {2, 245, 300, 5, true, true, true},
         {1, 29, 517, 19, true, true, false},
         {2, 3, 5, 4099, false, true, false},
         {1, 1, 1, 1, false, false, false},
