@@ -87,7 +87,7 @@ struct DoubleLanes {
 };
 
 constexpr std::size_t tile_rows = 6;
-constexpr std::size_t tile_vectors = 2;  // vectors across a tile row
+constexpr std::size_t tile_vectors = 2;       // vectors across a tile row
 constexpr std::size_t narrow_tile_rows = 12;  // one vector across
 
 }  // namespace
