@@ -210,7 +210,7 @@ void route_to_maxima(const T* taps,
         if (j + 1 == count) {
             std::copy_n(parts + j * windows, windows, sum);
         } else {
-            std::fill_n(sum, windows, T{0});
+            zero_short(sum, windows);
         }
         for (std::size_t k = count - 1; k-- > 0;) {
             const T* part = parts + k * windows;
@@ -246,7 +246,7 @@ void max_pool_gradient_kernel(const Match& match,
         const T* gradient = inputs[1] + p * windows;
         route_to_maxima(taps, gradient, g.taps(), windows, masks, parts, running, routed);
         T* out = results[0] + p * plane;
-        std::fill_n(out, plane, T{0});
+        zero_short(out, plane);
         for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
             fold_window_row(
                 g, geometry.folded_width, oh, routed + oh * g.count[1], windows, line, out);

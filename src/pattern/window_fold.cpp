@@ -61,7 +61,7 @@ void window_fold_kernel(const Match& match,
         T* taps = scratch.data();
         T* line = taps + g.taps() * g.count[1];
         T* out = results[0] + p * plane;
-        std::fill_n(out, plane, T{0});
+        zero_short(out, plane);
         const T* block =
             inputs[0] + (p / g.channels) * g.outputs() * depth + (p % g.channels) * g.taps();
         for (std::size_t oh = 0; oh < g.count[0]; ++oh) {

@@ -38,16 +38,29 @@ void gather_taps(
     }
 }
 
-// Copies a run of a few dozen elements, as window rows are, without the call
-// into memmove a plain loop becomes: 32-byte pieces, the last one ending at
-// the run's end.
+// Short copies and fills in 32-byte pieces (fixed-size memcpy, which compilers
+// inline), without the call into memmove or memset that a plain loop becomes:
+// window rows are a few dozen elements, and their padding one or two.
+template <Element T>
+inline constexpr std::size_t piece_elements = 32 / sizeof(T);
+
+// Fewer than piece_elements<T> elements: pieces of 4, 2 and 1.
+template <Element T>
+void copy_shorter_than_a_piece(const T* from, std::size_t count, T* to) {
+    for (const std::size_t part : {std::size_t{4}, std::size_t{2}, std::size_t{1}}) {
+        if ((count & part) != 0) {
+            std::memcpy(to, from, part * sizeof(T));
+            to += part;
+            from += part;
+        }
+    }
+}
+
 template <Element T>
 void copy_short(const T* from, std::size_t count, T* to) {
-    constexpr std::size_t piece = 32 / sizeof(T);
+    constexpr std::size_t piece = piece_elements<T>;
     if (count < piece) {
-        for (std::size_t i = 0; i < count; ++i) {
-            to[i] = from[i];
-        }
+        copy_shorter_than_a_piece(from, count, to);
         return;
     }
     for (std::size_t i = 0; i + piece < count; i += piece) {
@@ -56,12 +69,18 @@ void copy_short(const T* from, std::size_t count, T* to) {
     std::memcpy(to + count - piece, from + count - piece, 32);
 }
 
-// Zeroes the few elements of padding before or after a window row.
 template <Element T>
 void zero_short(T* to, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) {
-        to[i] = T{0};
+    static constexpr T zeros[piece_elements<T>] = {};
+    constexpr std::size_t piece = piece_elements<T>;
+    if (count < piece) {
+        copy_shorter_than_a_piece(zeros, count, to);
+        return;
     }
+    for (std::size_t i = 0; i + piece < count; i += piece) {
+        std::memcpy(to + i, zeros, 32);
+    }
+    std::memcpy(to + count - piece, zeros, 32);
 }
 
 // The taps of window row oh of one image plane, zero where they fall in
@@ -125,7 +144,7 @@ void fold_window_row(const WindowGeometry& g,
                      T* out) {
     const std::size_t windows = g.count[1];
     const std::size_t step = g.step[1];
-    std::fill_n(line, g.size[0] * folded_width, T{0});
+    zero_short(line, g.size[0] * folded_width);
     for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
         for (std::size_t kw = g.size[1]; kw-- > 0;) {
             T* positions = line + kh * folded_width + kw * g.dilation[1];
