@@ -14,8 +14,10 @@ target_compile_options(topos_warnings INTERFACE
 # topos_exact_floating_point: what exactness needs of every file that computes
 # (see docs/exact-math.md): no silent contraction of a * b + c into fma, and
 # never fast-math. The library and everything of the project that includes its
-# private headers link it.
+# private headers link it. -fno-math-errno changes no value: it only spares
+# std::sqrt the errno check of a negative operand, so that the correctly
+# rounded square root is one instruction and its loops take vector lanes.
 add_library(topos_exact_floating_point INTERFACE)
 # CUDA kernels serve only Numerics::Fast, so the flags are the C++ compiler's.
 target_compile_options(topos_exact_floating_point INTERFACE
-    $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off -fno-fast-math>)
+    $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off -fno-fast-math -fno-math-errno>)

@@ -29,34 +29,38 @@ inline bool runs_avx2_fma() {
     return isa() >= Isa::Avx2;
 }
 
-template <class T, class F>
-void elementwise_loop(std::size_t begin, std::size_t end, T* out, F f) {
+template <class F>
+void index_loop(std::size_t begin, std::size_t end, F f) {
     for (std::size_t i = begin; i < end; ++i) {
-        out[i] = f(i);
+        f(i);
     }
 }
 
 #if defined(TOPOS_HAS_AVX2_LOOPS)
-template <class T, class F>
-TOPOS_AVX2_FMA_LOOP void elementwise_loop_avx2_fma(std::size_t begin,
-                                                   std::size_t end,
-                                                   T* out,
-                                                   F f) {
+template <class F>
+TOPOS_AVX2_FMA_LOOP void index_loop_avx2_fma(std::size_t begin, std::size_t end, F f) {
     for (std::size_t i = begin; i < end; ++i) {
-        out[i] = f(i);
+        f(i);
     }
 }
 #endif
 
-template <class T, class F>
-void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
+// f(i) for every i in [begin, end), on the AVX2 + FMA copy of the loop where
+// the processor has it. f must compute each index alone.
+template <class F>
+void each_index(std::size_t begin, std::size_t end, const F& f) {
 #if defined(TOPOS_HAS_AVX2_LOOPS)
     if (runs_avx2_fma()) {
-        elementwise_loop_avx2_fma(begin, end, out, f);
+        index_loop_avx2_fma(begin, end, f);
         return;
     }
 #endif
-    elementwise_loop(begin, end, out, f);
+    index_loop(begin, end, f);
+}
+
+template <class T, class F>
+void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
+    each_index(begin, end, [out, &f](std::size_t i) { out[i] = f(i); });
 }
 
 // Elements per task when an elementwise loop is shared among the pool's

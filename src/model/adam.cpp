@@ -30,8 +30,9 @@ AdamState<T> Adam::start(const Parameters<T>& parameters) const {
 
 namespace {
 
-// What one slot's update reads and writes; the next_ pointers may point at
-// the elements they replace.
+// What one slot's update reads and writes: the pure step writes fresh
+// buffers; an in-place step passes each next_ pointer equal to the one it
+// replaces.
 template <Element T>
 struct AdamSlot {
     const T* parameter;
@@ -53,19 +54,57 @@ struct AdamStep {
 };
 
 template <Element T>
+struct AdamElement {
+    T parameter;
+    T first;
+    T second;
+};
+
+// One element's step, in double, rounded to T where it is stored.
+template <Element T>
+AdamElement<T> adam_element(
+    const AdamOptions& o, const AdamStep& k, T parameter, T gradient, T first, T second) {
+    const double p = parameter;
+    const double grad = double{gradient} + k.l2 * p;
+    const T m = static_cast<T>(o.beta1 * double{first} + (1 - o.beta1) * grad);
+    const T v = static_cast<T>(o.beta2 * double{second} + (1 - o.beta2) * grad * grad);
+    const double denominator = std::sqrt(double{v}) / k.root_correction2 + o.epsilon;
+    return {
+        static_cast<T>(p * k.shrink - k.learning_rate / k.correction1 * double{m} / denominator),
+        m,
+        v};
+}
+
+// Every element of a slot, in chunks over the pool, each chunk on the AVX2
+// copy of its loop where the processor has it (its square roots and divisions
+// correctly rounded in vector lanes, so the same bits). The in-place form
+// reads and writes through the same pointers, so compilers see that an
+// element is read before it is replaced and give the loop lanes.
+template <Element T>
 void update(const AdamOptions& o, const AdamStep& k, const AdamSlot<T>& s, std::size_t count) {
+    const bool in_place =
+        s.next_parameter == s.parameter && s.next_first == s.first && s.next_second == s.second;
     detail::for_each_chunk(count, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const double p = s.parameter[i];
-            const double grad = double{s.gradient[i]} + k.l2 * p;
-            const T m = static_cast<T>(o.beta1 * double{s.first[i]} + (1 - o.beta1) * grad);
-            const T v = static_cast<T>(o.beta2 * double{s.second[i]} + (1 - o.beta2) * grad * grad);
-            const double denominator = std::sqrt(double{v}) / k.root_correction2 + o.epsilon;
-            s.next_first[i] = m;
-            s.next_second[i] = v;
-            s.next_parameter[i] = static_cast<T>(p * k.shrink - k.learning_rate / k.correction1 *
-                                                                    double{m} / denominator);
+        if (in_place) {
+            T* p = s.next_parameter;
+            T* m = s.next_first;
+            T* v = s.next_second;
+            const T* g = s.gradient;
+            detail::each_index(begin, end, [&](std::size_t i) {
+                const AdamElement<T> next = adam_element(o, k, p[i], g[i], m[i], v[i]);
+                p[i] = next.parameter;
+                m[i] = next.first;
+                v[i] = next.second;
+            });
+            return;
         }
+        detail::each_index(begin, end, [&](std::size_t i) {
+            const AdamElement<T> next =
+                adam_element(o, k, s.parameter[i], s.gradient[i], s.first[i], s.second[i]);
+            s.next_parameter[i] = next.parameter;
+            s.next_first[i] = next.first;
+            s.next_second[i] = next.second;
+        });
     });
 }
 

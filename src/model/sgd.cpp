@@ -23,8 +23,9 @@ SgdState<T> Sgd::start(const Parameters<T>& parameters) const {
 
 namespace {
 
-// What one slot's update reads and writes; the next_ pointers may point at
-// the elements they replace.
+// What one slot's update reads and writes: the pure step writes fresh
+// buffers; an in-place step passes each next_ pointer equal to the one it
+// replaces.
 template <Element T>
 struct SgdSlot {
     const T* parameter;
@@ -35,20 +36,51 @@ struct SgdSlot {
 };
 
 template <Element T>
-void update(const SgdOptions& o, double learning_rate, const SgdSlot<T>& s, std::size_t count) {
+struct SgdElement {
+    T parameter;
+    T momentum;
+};
+
+// One element's step, in double, rounded to T where it is stored.
+template <Element T>
+SgdElement<T> sgd_element(
+    const SgdOptions& o, double learning_rate, T parameter, T gradient, T momentum) {
     const double mu = o.momentum;
+    const double p = parameter;
+    const double decayed = double{gradient} + o.weight_decay * p;
+    const T b = static_cast<T>(mu * double{momentum} + decayed);
+    double direction = decayed;
+    if (mu > 0) {
+        direction = o.nesterov ? decayed + mu * double{b} : double{b};
+    }
+    return {static_cast<T>(p - learning_rate * direction), b};
+}
+
+// Every element of a slot, in chunks over the pool, each chunk on the AVX2
+// copy of its loop where the processor has it. The in-place form reads and
+// writes through the same pointers, so compilers see that an element is read
+// before it is replaced and give the loop lanes.
+template <Element T>
+void update(const SgdOptions& o, double learning_rate, const SgdSlot<T>& s, std::size_t count) {
+    const bool in_place = s.next_parameter == s.parameter && s.next_momentum == s.momentum;
     detail::for_each_chunk(count, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const double p = s.parameter[i];
-            const double decayed = double{s.gradient[i]} + o.weight_decay * p;
-            const T b = static_cast<T>(mu * double{s.momentum[i]} + decayed);
-            double direction = decayed;
-            if (mu > 0) {
-                direction = o.nesterov ? decayed + mu * double{b} : double{b};
-            }
-            s.next_momentum[i] = b;
-            s.next_parameter[i] = static_cast<T>(p - learning_rate * direction);
+        if (in_place) {
+            T* p = s.next_parameter;
+            T* b = s.next_momentum;
+            const T* g = s.gradient;
+            detail::each_index(begin, end, [&](std::size_t i) {
+                const SgdElement<T> next = sgd_element(o, learning_rate, p[i], g[i], b[i]);
+                p[i] = next.parameter;
+                b[i] = next.momentum;
+            });
+            return;
         }
+        detail::each_index(begin, end, [&](std::size_t i) {
+            const SgdElement<T> next =
+                sgd_element(o, learning_rate, s.parameter[i], s.gradient[i], s.momentum[i]);
+            s.next_parameter[i] = next.parameter;
+            s.next_momentum[i] = next.momentum;
+        });
     });
 }
 
