@@ -209,7 +209,7 @@ void fill_zeros(GemmExtents e, MatrixTarget<T> c) {
 // instruction set's tiles (an AVX-512 machine also runs AVX2's) that is at
 // least that wide, or the wide tile.
 template <Element T>
-MicroKernel<T> micro_kernel(Isa isa, std::size_t columns) {
+MicroKernel<T> micro_kernel(Isa isa, [[maybe_unused]] std::size_t columns) {
     switch (isa) {
         case Isa::Portable:
             return portable_micro_kernel<T>();
