@@ -170,8 +170,8 @@ std::optional<Match> match_max_pool_gradient(const SpecView& spec, std::uint32_t
                  MaxPoolGradientGeometry{g, folded->folded[1]}};
 }
 
-// The windows of one plane: their taps (laid out [k][o], k the tap, o the
-// window) and pooled gradients to the routed taps, by the recorded operations
+// A block of windows: their taps (laid out [k][o], k the tap, o the window)
+// and pooled gradients to the routed taps, by the recorded operations
 // in their order, each loop running across the windows. `masks` and `parts`
 // have room for count * windows values, `running` for windows.
 template <Element T>
@@ -221,6 +221,10 @@ void route_to_maxima(const T* taps,
     }
 }
 
+// Planes are routed in blocks of at least this many windows, so that the
+// routing's loops run long even over small images.
+constexpr std::size_t windows_per_block = 256;
+
 template <Element T>
 void max_pool_gradient_kernel(const Match& match,
                               std::span<const T* const> inputs,
@@ -228,9 +232,14 @@ void max_pool_gradient_kernel(const Match& match,
     const auto& geometry = match.geometry_as<MaxPoolGradientGeometry>();
     const WindowGeometry& g = geometry.window;
     const std::size_t plane = g.extent[0] * g.extent[1];
-    const std::size_t windows = g.outputs();
-    const std::size_t all_taps = g.taps() * windows;
-    for_each_plane(g.batch * g.channels, all_taps, [&](std::size_t p) {
+    const std::size_t planes = g.batch * g.channels;
+    const std::size_t per_block = std::max<std::size_t>(1, windows_per_block / g.outputs());
+    const std::size_t blocks = (planes + per_block - 1) / per_block;
+    for_each_plane(blocks, per_block * g.outputs() * g.taps(), [&](std::size_t block) {
+        const std::size_t first = block * per_block;
+        const std::size_t count = std::min(per_block, planes - first);
+        const std::size_t windows = count * g.outputs();
+        const std::size_t all_taps = g.taps() * windows;
         thread_local std::vector<T> scratch;
         scratch.resize(4 * all_taps + windows + g.size[0] * geometry.folded_width);
         T* taps = scratch.data();
@@ -239,17 +248,21 @@ void max_pool_gradient_kernel(const Match& match,
         T* routed = parts + all_taps;
         T* running = routed + all_taps;
         T* line = running + windows;
-        const T* pixels = inputs[0] + p * plane;
-        for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
-            gather_window_row(g, pixels, oh, taps + oh * g.count[1], windows);
+        for (std::size_t p = 0; p < count; ++p) {
+            const T* pixels = inputs[0] + (first + p) * plane;
+            for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
+                gather_window_row(g, pixels, oh, taps + p * g.outputs() + oh * g.count[1], windows);
+            }
         }
-        const T* gradient = inputs[1] + p * windows;
+        const T* gradient = inputs[1] + first * g.outputs();
         route_to_maxima(taps, gradient, g.taps(), windows, masks, parts, running, routed);
-        T* out = results[0] + p * plane;
-        zero_short(out, plane);
-        for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
-            fold_window_row(
-                g, geometry.folded_width, oh, routed + oh * g.count[1], windows, line, out);
+        for (std::size_t p = 0; p < count; ++p) {
+            T* out = results[0] + (first + p) * plane;
+            zero_short(out, plane);
+            for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
+                const T* row = routed + p * g.outputs() + oh * g.count[1];
+                fold_window_row(g, geometry.folded_width, oh, row, windows, line, out);
+            }
         }
     });
 }

@@ -105,7 +105,8 @@ constexpr std::size_t rows_per_tile = 256;
 // The windows matrix's transpose [K, P] for the P = lines * OW windows of
 // lines first .. first + lines - 1 (a line is one (n, oh)), into `columns`
 // whose rows are `stride` apart: row (c, kh, kw) holds that tap of every
-// window, so each line of it is a strided run of one image row.
+// window, so each line of it is a strided run of one image row. Windows that
+// step and dilate by 1 read runs of each plane's padded copy instead.
 template <Element T>
 void fill_window_columns(const WindowGeometry& g,
                          const T* image,
@@ -114,14 +115,34 @@ void fill_window_columns(const WindowGeometry& g,
                          T* columns,
                          std::size_t stride) {
     const std::size_t plane = g.extent[0] * g.extent[1];
-    for (std::size_t line = first; line < first + lines; ++line) {
+    if (!unit_steps(g)) {
+        for (std::size_t line = first; line < first + lines; ++line) {
+            const std::size_t n = line / g.count[0];
+            const std::size_t oh = line % g.count[0];
+            T* at = columns + (line - first) * g.count[1];
+            for (std::size_t c = 0; c < g.channels; ++c) {
+                gather_window_row(g,
+                                  image + (n * g.channels + c) * plane,
+                                  oh,
+                                  at + c * g.taps() * stride,
+                                  stride);
+            }
+        }
+        return;
+    }
+    thread_local std::vector<T> padded;
+    const auto extent = padded_extent(g);
+    padded.resize(extent[0] * extent[1]);
+    for (std::size_t line = first; line < first + lines;) {
         const std::size_t n = line / g.count[0];
         const std::size_t oh = line % g.count[0];
+        const std::size_t count = std::min(g.count[0] - oh, first + lines - line);
         T* at = columns + (line - first) * g.count[1];
         for (std::size_t c = 0; c < g.channels; ++c) {
-            gather_window_row(
-                g, image + (n * g.channels + c) * plane, oh, at + c * g.taps() * stride, stride);
+            pad_plane(g, image + (n * g.channels + c) * plane, padded.data());
+            gather_unit_step_rows(g, padded.data(), oh, count, at + c * g.taps() * stride, stride);
         }
+        line += count;
     }
 }
 

@@ -8,6 +8,7 @@
 #include <topos/core/tensor.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 
@@ -120,6 +121,60 @@ void gather_window_row(
                 }
             }
             zero_short(column + last, windows - last);
+        }
+    }
+}
+
+// Whether windows step and dilate by 1 along both axes (most convolutions):
+// their taps are then runs of a padded copy of the plane.
+inline bool unit_steps(const WindowGeometry& g) {
+    return g.step[0] == 1 && g.step[1] == 1 && g.dilation[0] == 1 && g.dilation[1] == 1;
+}
+
+// For unit_steps windows: the extent of the plane they read, zero-padded,
+// (count + size - 1) along each axis.
+inline std::array<std::size_t, 2> padded_extent(const WindowGeometry& g) {
+    return {g.count[0] + g.size[0] - 1, g.count[1] + g.size[1] - 1};
+}
+
+// The image plane zero-padded to padded_extent(g), row-major, into `padded`.
+template <Element T>
+void pad_plane(const WindowGeometry& g, const T* pixels, T* padded) {
+    const auto [rows, columns] = padded_extent(g);
+    const std::size_t left = std::min(g.pad_before[1], columns);
+    const std::size_t width = g.extent[1] < columns - left ? g.extent[1] : columns - left;
+    for (std::size_t r = 0; r < rows; ++r) {
+        T* line = padded + r * columns;
+        if (r < g.pad_before[0] || r - g.pad_before[0] >= g.extent[0]) {
+            zero_short(line, columns);
+            continue;
+        }
+        zero_short(line, left);
+        copy_short(pixels + (r - g.pad_before[0]) * g.extent[1], width, line + left);
+        zero_short(line + left + width, columns - left - width);
+    }
+}
+
+// For unit_steps windows, window rows first .. first + count - 1 of one plane
+// from its padded copy: tap (kh, kw) of window (oh, ow) at
+// taps[(kh * size[1] + kw) * stride + (oh - first) * count[1] + ow]. Every
+// run is count[1] elements, with no padding to mind.
+template <Element T>
+void gather_unit_step_rows(const WindowGeometry& g,
+                           const T* padded,
+                           std::size_t first,
+                           std::size_t count,
+                           T* taps,
+                           std::size_t stride) {
+    const std::size_t columns = padded_extent(g)[1];
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        for (std::size_t kw = 0; kw < g.size[1]; ++kw) {
+            T* column = taps + (kh * g.size[1] + kw) * stride;
+            for (std::size_t oh = first; oh < first + count; ++oh) {
+                copy_short(padded + (oh + kh) * columns + kw,
+                           g.count[1],
+                           column + (oh - first) * g.count[1]);
+            }
         }
     }
 }
