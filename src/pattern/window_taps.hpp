@@ -113,7 +113,7 @@ void gather_window_row(
             last = row_inside ? std::min(last, windows) : 0;
             first = std::min(first, last);
             zero_short(column, first);
-            if (g.step[1] == 1) {
+            if (g.step[1] == 1 && last > first) {
                 copy_short(line + (first + offset - low), last - first, column + first);
             } else {
                 for (std::size_t ow = first; ow < last; ++ow) {
