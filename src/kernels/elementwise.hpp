@@ -68,21 +68,29 @@ void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
 // waking the pool would cost more than it saves.
 inline constexpr std::size_t elementwise_chunk = 16384;
 
-// range(begin, end) over [0, count): in chunks of elementwise_chunk on the
-// library's threads when count holds at least four chunks, else in one call on
-// the calling thread. For loops whose elements are each computed alone, so the
-// split never changes a bit.
+// range(begin, end) over [0, count) units of `unit_elements` elements each
+// (planes, lines, or single elements): in tasks of about elementwise_chunk
+// elements on the library's threads when there are at least four chunks'
+// worth, else in one call on the calling thread. For loops whose units are
+// each computed alone, so the split never changes a bit.
 template <class F>
-void for_each_chunk(std::size_t count, F&& range) {
-    if (count < 4 * elementwise_chunk) {
+void for_each_range(std::size_t count, std::size_t unit_elements, F&& range) {
+    const std::size_t unit = std::max<std::size_t>(1, unit_elements);
+    if (count * unit < 4 * elementwise_chunk) {
         range(std::size_t{0}, count);
         return;
     }
-    ThreadPool::instance().run((count + elementwise_chunk - 1) / elementwise_chunk,
-                               [&](std::size_t chunk) {
-                                   const std::size_t begin = chunk * elementwise_chunk;
-                                   range(begin, std::min(count, begin + elementwise_chunk));
-                               });
+    const std::size_t per_task = std::max<std::size_t>(1, elementwise_chunk / unit);
+    ThreadPool::instance().run((count + per_task - 1) / per_task, [&](std::size_t task) {
+        const std::size_t begin = task * per_task;
+        range(begin, std::min(count, begin + per_task));
+    });
+}
+
+// for_each_range over single elements.
+template <class F>
+void for_each_chunk(std::size_t count, F&& range) {
+    for_each_range(count, 1, range);
 }
 
 // out[i] = f(i) for i < count: on the AVX2 + FMA copy where the processor has

@@ -94,42 +94,22 @@ constexpr std::size_t narrow_tile_rows = 12;  // one vector across
 
 template <>
 MicroKernel<float> avx2_micro_kernel<float>() {
-    return {register_tile<FloatLanes, tile_rows, tile_vectors>,
-            tile_rows,
-            tile_vectors * FloatLanes::width,
-            256,
-            120,
-            4096};
+    return tile_kernel<FloatLanes, tile_rows, tile_vectors>();
 }
 
 template <>
 MicroKernel<double> avx2_micro_kernel<double>() {
-    return {register_tile<DoubleLanes, tile_rows, tile_vectors>,
-            tile_rows,
-            tile_vectors * DoubleLanes::width,
-            256,
-            96,
-            2048};
+    return tile_kernel<DoubleLanes, tile_rows, tile_vectors>();
 }
 
 template <>
 MicroKernel<float> avx2_narrow_micro_kernel<float>() {
-    return {register_tile<FloatLanes, narrow_tile_rows, 1>,
-            narrow_tile_rows,
-            FloatLanes::width,
-            256,
-            120,
-            4096};
+    return tile_kernel<FloatLanes, narrow_tile_rows, 1>();
 }
 
 template <>
 MicroKernel<double> avx2_narrow_micro_kernel<double>() {
-    return {register_tile<DoubleLanes, narrow_tile_rows, 1>,
-            narrow_tile_rows,
-            DoubleLanes::width,
-            256,
-            96,
-            2048};
+    return tile_kernel<DoubleLanes, narrow_tile_rows, 1>();
 }
 
 }  // namespace topos::detail

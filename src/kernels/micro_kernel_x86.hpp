@@ -9,6 +9,7 @@
 
 #if defined(__x86_64__)
 
+#include "kernels/micro_kernel.hpp"
 #include <topos/core/tensor.hpp>
 
 #include <concepts>
@@ -89,6 +90,20 @@ void register_tile(std::size_t depth,
             Lanes::store(c + r * c_row_stride + v * width, sum[r][v]);
         }
     }
+}
+
+// The micro-kernel of a Rows x (Vectors * width) register tile, with the
+// blocking every x86 tile uses: k blocks of 256; 120 rows and 4,096 columns
+// of float per block, 96 and 2,048 of double.
+template <VectorLanes Lanes, std::size_t Rows, std::size_t Vectors>
+MicroKernel<typename Lanes::Element> tile_kernel() {
+    constexpr bool single = sizeof(typename Lanes::Element) == 4;
+    return {register_tile<Lanes, Rows, Vectors>,
+            Rows,
+            Vectors * Lanes::width,
+            256,
+            single ? 120 : 96,
+            single ? 4096 : 2048};
 }
 
 }  // namespace

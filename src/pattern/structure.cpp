@@ -5,44 +5,51 @@
 namespace topos::detail {
 namespace {
 
-// Consumes up to two zero Pads of axes 2 and 3 (no interior padding).
-std::uint32_t strip_pads(const SpecView& spec,
-                         std::uint32_t index,
-                         WindowGeometry& geometry,
-                         std::vector<std::uint32_t>& nodes) {
+// Consumes up to one `Op` node per spatial axis (2 and 3) of a rank-4 value,
+// while `start(attributes)` accepts it: where the image starts on that axis.
+template <class Attributes, class Start>
+std::uint32_t strip_spatial(const SpecView& spec,
+                            std::uint32_t index,
+                            Opcode op,
+                            Start start,
+                            WindowGeometry& geometry,
+                            std::vector<std::uint32_t>& nodes) {
     std::array<bool, 2> seen{};
-    while (const Node* pad = spec.as(index, Opcode::Pad)) {
-        const auto& attributes = pad->attributes_as<PadAttributes>();
-        if (attributes.interior != 0 || attributes.axis < 2 || attributes.axis > 3 ||
-            seen[attributes.axis - 2] || pad->shape().rank() != 4) {
+    while (const Node* node = spec.as(index, op)) {
+        const auto& attributes = node->attributes_as<Attributes>();
+        const std::optional<std::size_t> at = start(attributes);
+        if (!at || attributes.axis < 2 || attributes.axis > 3 || seen[attributes.axis - 2] ||
+            node->shape().rank() != 4) {
             break;
         }
         seen[attributes.axis - 2] = true;
-        geometry.pad_before[attributes.axis - 2] = attributes.before;
+        geometry.pad_before[attributes.axis - 2] = *at;
         nodes.push_back(index);
-        index = pad->operands()[0];
+        index = node->operands()[0];
     }
     return index;
 }
 
-// Consumes up to two Narrows of axes 2 and 3 of a rank-4 value.
+// Zero Pads (no interior padding) before the windows.
+std::uint32_t strip_pads(const SpecView& spec,
+                         std::uint32_t index,
+                         WindowGeometry& geometry,
+                         std::vector<std::uint32_t>& nodes) {
+    const auto start = [](const PadAttributes& pad) -> std::optional<std::size_t> {
+        return pad.interior == 0 ? std::optional(pad.before) : std::nullopt;
+    };
+    return strip_spatial<PadAttributes>(spec, index, Opcode::Pad, start, geometry, nodes);
+}
+
+// Narrows that crop folded windows back to the image.
 std::uint32_t strip_crops(const SpecView& spec,
                           std::uint32_t index,
                           WindowGeometry& geometry,
                           std::vector<std::uint32_t>& nodes) {
-    std::array<bool, 2> seen{};
-    while (const Node* narrow = spec.as(index, Opcode::Narrow)) {
-        const auto& attributes = narrow->attributes_as<NarrowAttributes>();
-        if (attributes.axis < 2 || attributes.axis > 3 || seen[attributes.axis - 2] ||
-            narrow->shape().rank() != 4) {
-            break;
-        }
-        seen[attributes.axis - 2] = true;
-        geometry.pad_before[attributes.axis - 2] = attributes.start;
-        nodes.push_back(index);
-        index = narrow->operands()[0];
-    }
-    return index;
+    const auto start = [](const NarrowAttributes& narrow) -> std::optional<std::size_t> {
+        return narrow.start;
+    };
+    return strip_spatial<NarrowAttributes>(spec, index, Opcode::Narrow, start, geometry, nodes);
 }
 
 }  // namespace

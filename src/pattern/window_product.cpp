@@ -253,18 +253,10 @@ void transposed_product(const WindowProductGeometry& geometry,
     windows.resize(depth * rows);
     // Lines of the transpose are filled apart, so they are shared among threads.
     T* columns = windows.data();
-    const std::size_t all_lines = g.batch * g.count[0];
-    const std::size_t lines_per_task = std::max<std::size_t>(1, 16384 / (g.count[1] * depth));
-    auto fill = [&](std::size_t task) {
-        const std::size_t first = task * lines_per_task;
-        fill_window_columns(g,
-                            image,
-                            first,
-                            std::min(lines_per_task, all_lines - first),
-                            columns + first * g.count[1],
-                            rows);
-    };
-    ThreadPool::instance().run((all_lines + lines_per_task - 1) / lines_per_task, fill);
+    for_each_range(
+        g.batch * g.count[0], g.count[1] * depth, [&](std::size_t first, std::size_t end) {
+            fill_window_columns(g, image, first, end - first, columns + first * g.count[1], rows);
+        });
     multiply_matrices(columns, gradient, out, depth, rows, geometry.columns);
 }
 

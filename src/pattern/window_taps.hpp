@@ -3,7 +3,7 @@
 // patterns. Every loop here is one plane (one image, one channel) at a time.
 #pragma once
 
-#include "core/thread_pool.hpp"
+#include "kernels/elementwise.hpp"
 #include "pattern/structure.hpp"
 #include <topos/core/tensor.hpp>
 
@@ -233,21 +233,11 @@ void fold_window_row(const WindowGeometry& g,
 // alone, so the split changes no bit.
 template <class F>
 void for_each_plane(std::size_t planes, std::size_t elements, F&& plane) {
-    constexpr std::size_t elements_per_task = 16384;
-    const std::size_t per_task =
-        std::max<std::size_t>(1, elements_per_task / std::max<std::size_t>(1, elements));
-    const std::size_t tasks = (planes + per_task - 1) / per_task;
-    auto run = [&](std::size_t task) {
-        const std::size_t end = std::min(planes, (task + 1) * per_task);
-        for (std::size_t p = task * per_task; p < end; ++p) {
+    for_each_range(planes, elements, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t p = begin; p < end; ++p) {
             plane(p);
         }
-    };
-    if (tasks < 2) {
-        run(0);
-        return;
-    }
-    ThreadPool::instance().run(tasks, run);
+    });
 }
 
 }  // namespace topos::detail

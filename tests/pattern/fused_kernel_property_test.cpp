@@ -6,6 +6,7 @@
 #include "pattern/catalog.hpp"
 #include "pattern/window_product.hpp"
 #include "support/bit_equal.hpp"
+#include "support/conv_case.hpp"
 #include <topos/topos.hpp>
 
 #include <gtest/gtest.h>
@@ -18,17 +19,7 @@ namespace {
 
 using test::bit_equal;
 
-struct ConvCase {
-    std::size_t batch, channels, filters, height, width, kernel, stride, padding, dilation;
-
-    std::string text() const {
-        std::ostringstream out;
-        out << "image [" << batch << ", " << channels << ", " << height << ", " << width
-            << "], filters " << filters << "x" << kernel << "x" << kernel << ", stride " << stride
-            << ", padding " << padding << ", dilation " << dilation;
-        return out.str();
-    }
-};
+using test::ConvCase;
 
 ConvCase random_case(std::mt19937& random) {
     const auto pick = [&](std::size_t low, std::size_t high) {

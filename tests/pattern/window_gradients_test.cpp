@@ -5,6 +5,7 @@
 // zeros, infinities and NaNs included, and a recorded CNN gradient keeps the
 // reverse scan's bits.
 #include "support/bit_equal.hpp"
+#include "support/conv_case.hpp"
 #include "support/random_graphs.hpp"
 #include <topos/topos.hpp>
 
@@ -147,17 +148,7 @@ TYPED_TEST(WindowGradients, MaxPoolGradientRoutesAsTheUnfusedOperationsDo) {
     }
 }
 
-struct ConvCase {
-    std::size_t batch, channels, filters, height, width, kernel, stride, padding, dilation;
-
-    std::string text() const {
-        std::ostringstream out;
-        out << "image [" << batch << ", " << channels << ", " << height << ", " << width
-            << "], filters " << filters << "x" << kernel << "x" << kernel << ", stride " << stride
-            << ", padding " << padding << ", dilation " << dilation;
-        return out.str();
-    }
-};
+using test::ConvCase;
 
 template <Element T>
 void check_image_gradient(const ConvCase& c, std::uint64_t seed, Specials specials) {
