@@ -38,6 +38,7 @@ struct Product {
     std::size_t rows;
     std::size_t depth;
     std::size_t columns;
+    bool continues;  // C holds the sums of earlier terms
 };
 
 // A packed k block of B: columns [first, first + count) of the product, depth
@@ -85,7 +86,7 @@ void multiply_tile(const Product<T>& product,
     const MicroKernel<T>& kernel = product.kernel;
     T* packed_a = pack_buffer<T>(PackSide::A, round_up(row_count, kernel.rows) * b.depth);
     pack_a(product.a, row_first, row_count, b.depth_first, b.depth, kernel.rows, packed_a);
-    const bool accumulate = b.depth_first > 0;
+    const bool accumulate = product.continues || b.depth_first > 0;
     const std::size_t column_end = column_first + column_count;
     for (std::size_t j = column_first; j < column_end; j += kernel.columns) {
         const std::size_t columns = std::min(kernel.columns, column_end - j);
@@ -243,7 +244,9 @@ void gemm_with(
         return;
     }
     if (e.depth == 0) {
-        fill_zeros(e, c);
+        if (!options.continue_sums) {
+            fill_zeros(e, c);
+        }
         return;
     }
     const MicroKernel<T> kernel = micro_kernel<T>(options.isa, e.columns);
@@ -256,7 +259,8 @@ void gemm_with(
                           static_cast<std::size_t>(c.row_stride),
                           e.rows,
                           e.depth,
-                          e.columns};
+                          e.columns,
+                          options.continue_sums};
     };
     const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
     const std::size_t threads =

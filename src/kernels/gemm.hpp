@@ -55,6 +55,10 @@ struct GemmOptions {
     // save. 0 cuts even the smallest product into tiles over the pool (as the
     // tests do, so that small shapes exercise every tiling).
     std::size_t parallel_threshold = std::size_t{1} << 22;
+    // Every output continues the sum stored in C instead of starting at +0:
+    // the product is a k block of a longer one whose earlier terms C already
+    // holds, so splitting a product's depth across calls keeps its bits.
+    bool continue_sums = false;
 };
 
 // The product with the default options: the micro-kernel of topos::isa().

@@ -30,6 +30,52 @@ private:
     std::size_t capacity_ = 0;
 };
 
+// One panel of A whose rows are contiguous (row-major A): each row is read as
+// one run and scattered down its lane of the panel, so the reads stream
+// instead of touching `filled` distant rows for every p.
+template <Element T>
+void pack_rows_of_panel(const T* first_row,
+                        std::ptrdiff_t row_stride,
+                        std::size_t filled,
+                        std::size_t depth,
+                        std::size_t panel_rows,
+                        T* out) {
+    for (std::size_t r = 0; r < filled; ++r) {
+        const T* row = first_row + static_cast<std::ptrdiff_t>(r) * row_stride;
+        T* lane = out + r;
+        for (std::size_t p = 0; p < depth; ++p) {
+            lane[p * panel_rows] = row[p];
+        }
+    }
+    if (filled < panel_rows) {
+        for (std::size_t p = 0; p < depth; ++p) {
+            std::fill(out + p * panel_rows + filled, out + (p + 1) * panel_rows, T{0});
+        }
+    }
+}
+
+// One panel of A read down its columns: contiguous when A is transposed.
+template <Element T>
+void pack_columns_of_panel(Plane<T> a,
+                           const T* first_row,
+                           std::size_t filled,
+                           std::size_t depth,
+                           std::size_t panel_rows,
+                           T* out) {
+    for (std::size_t p = 0; p < depth; ++p) {
+        const T* column = first_row + static_cast<std::ptrdiff_t>(p) * a.column_stride;
+        if (a.row_stride == 1) {
+            std::copy_n(column, filled, out);
+        } else {
+            for (std::size_t r = 0; r < filled; ++r) {
+                out[r] = column[static_cast<std::ptrdiff_t>(r) * a.row_stride];
+            }
+        }
+        std::fill(out + filled, out + panel_rows, T{0});
+        out += panel_rows;
+    }
+}
+
 }  // namespace
 
 template <Element T>
@@ -51,14 +97,13 @@ template <Element T>
                                  T* out) {
     for (std::size_t panel = 0; panel < rows; panel += panel_rows) {
         const std::size_t filled = std::min(panel_rows, rows - panel);
-        for (std::size_t p = 0; p < depth; ++p) {
-            const T* column = a.at(row_first + panel, depth_first + p);
-            for (std::size_t r = 0; r < filled; ++r) {
-                out[r] = column[static_cast<std::ptrdiff_t>(r) * a.row_stride];
-            }
-            std::fill(out + filled, out + panel_rows, T{0});
-            out += panel_rows;
+        const T* first_row = a.at(row_first + panel, depth_first);
+        if (a.column_stride == 1 && a.row_stride != 1) {
+            pack_rows_of_panel(first_row, a.row_stride, filled, depth, panel_rows, out);
+        } else {
+            pack_columns_of_panel(a, first_row, filled, depth, panel_rows, out);
         }
+        out += depth * panel_rows;
     }
 }
 

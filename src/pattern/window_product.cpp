@@ -3,11 +3,12 @@
 //   forward:    MatMul(Reshape(Permute(windows)), M)   [N*OH*OW, C*KH*KW] x [C*KH*KW, O]
 //   transposed: MatMul(Permute(Reshape(...)), G)       [C*KH*KW, N*OH*OW] x [N*OH*OW, O]
 // (the second is a convolution's filter gradient). The forward builds window
-// rows a tile at a time; the transposed form sums over every window row, so it
-// builds the whole windows matrix when that is not too large. Both accumulate
+// rows a tile at a time; the transposed form sums over every window row, a
+// block of them at a time, continuing its sums block to block. Both accumulate
 // every output over ascending depth with one fma each, from +0, as MatMul does.
 #include "pattern/window_product.hpp"
 
+#include "core/thread_pool.hpp"
 #include "kernels/gemm.hpp"
 #include "ops/common.hpp"
 #include "pattern/catalog.hpp"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 namespace topos::detail {
@@ -46,85 +48,44 @@ std::optional<ImageWindows> windows_matrix(const SpecView& spec, std::uint32_t i
     return windows;
 }
 
-// Rows of the windows matrix, built straight from the image: row (n, oh, ow)
-// holds the taps (c, kh, kw) in that order, zero where they fall in padding.
-template <Element T>
-class Patches {
-public:
-    Patches(const WindowGeometry& g, const T* image) : g_(g), image_(image) {}
-
-    std::size_t depth() const { return g_.channels * g_.taps(); }
-
-    // Writes rows first .. first + count - 1 (all of one (n, oh) line) to `out`.
-    void line(std::size_t first, std::size_t count, T* out) const {
-        const std::size_t n = first / g_.outputs();
-        const std::size_t oh = first / g_.count[1] % g_.count[0];
-        const std::size_t ow_first = first % g_.count[1];
-        for (std::size_t c = 0; c < g_.channels; ++c) {
-            const T* plane = image_ + (n * g_.channels + c) * g_.extent[0] * g_.extent[1];
-            for (std::size_t kh = 0; kh < g_.size[0]; ++kh) {
-                const std::size_t y = oh * g_.step[0] + kh * g_.dilation[0];
-                const bool inside = y >= g_.pad_before[0] && y - g_.pad_before[0] < g_.extent[0];
-                const T* source = inside ? plane + (y - g_.pad_before[0]) * g_.extent[1] : nullptr;
-                T* taps = out + (c * g_.size[0] + kh) * g_.size[1];
-                for (std::size_t r = 0; r < count; ++r) {
-                    write_taps(source, ow_first + r, taps + r * depth());
-                }
-            }
-        }
-    }
-
-private:
-    // The KW taps of one kernel row for output column `ow`; `source` is the
-    // image row, or null when the kernel row lies in padding.
-    void write_taps(const T* source, std::size_t ow, T* taps) const {
-        const std::size_t x = ow * g_.step[1];
-        const std::size_t last = x + (g_.size[1] - 1) * g_.dilation[1];
-        if (source != nullptr && x >= g_.pad_before[1] && last - g_.pad_before[1] < g_.extent[1]) {
-            const T* first = source + (x - g_.pad_before[1]);
-            for (std::size_t kw = 0; kw < g_.size[1]; ++kw) {
-                taps[kw] = first[kw * g_.dilation[1]];
-            }
-            return;
-        }
-        for (std::size_t kw = 0; kw < g_.size[1]; ++kw) {
-            const std::size_t at = x + kw * g_.dilation[1];
-            const bool inside =
-                source != nullptr && at >= g_.pad_before[1] && at - g_.pad_before[1] < g_.extent[1];
-            taps[kw] = inside ? source[at - g_.pad_before[1]] : T{0};
-        }
-    }
-
-    const WindowGeometry& g_;
-    const T* image_;
-};
-
 // Window rows per tile of the forward product, rounded to whole lines.
 constexpr std::size_t rows_per_tile = 256;
 
+// Below this many multiply-adds a filter gradient runs on the calling thread.
+constexpr std::size_t parallel_filter_gradient = std::size_t{1} << 21;
+
+// Channels [first, first + count) of an image.
+struct ChannelRange {
+    std::size_t first;
+    std::size_t count;
+};
+
 // The windows matrix's transpose [K, P] for the P = lines * OW windows of
-// lines first .. first + lines - 1 (a line is one (n, oh)), into `columns`
-// whose rows are `stride` apart: row (c, kh, kw) holds that tap of every
-// window, so each line of it is a strided run of one image row. Windows that
-// step and dilate by 1 read runs of each plane's padded copy instead.
+// lines first .. first + lines - 1 (a line is one (n, oh)) and the taps of
+// `channels`, into `columns` whose rows are `stride` apart: row (c, kh, kw)
+// holds that tap of every window, so each line of it is a strided run of one
+// image row. Windows that step and dilate by 1 read runs of each plane's
+// padded copy instead.
 template <Element T>
 void fill_window_columns(const WindowGeometry& g,
                          const T* image,
                          std::size_t first,
                          std::size_t lines,
+                         ChannelRange channels,
                          T* columns,
                          std::size_t stride) {
     const std::size_t plane = g.extent[0] * g.extent[1];
+    const std::size_t channel_end = channels.first + channels.count;
     if (!unit_steps(g)) {
         for (std::size_t line = first; line < first + lines; ++line) {
             const std::size_t n = line / g.count[0];
             const std::size_t oh = line % g.count[0];
             T* at = columns + (line - first) * g.count[1];
-            for (std::size_t c = 0; c < g.channels; ++c) {
+            for (std::size_t c = channels.first; c < channel_end; ++c) {
                 gather_window_row(g,
                                   image + (n * g.channels + c) * plane,
                                   oh,
-                                  at + c * g.taps() * stride,
+                                  at + (c - channels.first) * g.taps() * stride,
                                   stride);
             }
         }
@@ -138,9 +99,10 @@ void fill_window_columns(const WindowGeometry& g,
         const std::size_t oh = line % g.count[0];
         const std::size_t count = std::min(g.count[0] - oh, first + lines - line);
         T* at = columns + (line - first) * g.count[1];
-        for (std::size_t c = 0; c < g.channels; ++c) {
+        for (std::size_t c = channels.first; c < channel_end; ++c) {
             pad_plane(g, image + (n * g.channels + c) * plane, padded.data());
-            gather_unit_step_rows(g, padded.data(), oh, count, at + c * g.taps() * stride, stride);
+            gather_unit_step_rows(
+                g, padded.data(), oh, count, at + (c - channels.first) * g.taps() * stride, stride);
         }
         line += count;
     }
@@ -165,7 +127,7 @@ void forward_product(const WindowProductGeometry& geometry,
         const std::size_t first = tile_index * lines_per_tile;
         const std::size_t lines = std::min(lines_per_tile, all_lines - first);
         const std::size_t rows = lines * g.count[1];
-        fill_window_columns(g, image, first, lines, tile.data(), rows);
+        fill_window_columns(g, image, first, lines, {0, g.channels}, tile.data(), rows);
         T* target = out + first * g.count[1] * geometry.columns;
         gemm<T>({1, rows, depth, geometry.columns},
                 {tile.data(), 1, signed_size(rows), 0},
@@ -182,82 +144,74 @@ void forward_product(const WindowProductGeometry& geometry,
     ThreadPool::instance().run(tiles, multiply_tile);
 }
 
-// out [K, O] += window [K] (outer) gradient row [O]: every output gains one
-// fma, so each keeps summing over ascending rows.
-template <Element T>
-void add_outer_product(
-    const T* window, const T* gradient_row, T* out, std::size_t depth, std::size_t columns) {
-    for (std::size_t k = 0; k < depth; ++k) {
-        T* out_row = out + k * columns;
-        const T scale = window[k];
-        for (std::size_t o = 0; o < columns; ++o) {
-            out_row[o] = std::fma(scale, gradient_row[o], out_row[o]);
-        }
-    }
-}
-
-#if defined(TOPOS_HAS_AVX2_LOOPS)
-template <Element T>
-TOPOS_AVX2_FMA_LOOP void add_outer_product_avx2_fma(
-    const T* window, const T* gradient_row, T* out, std::size_t depth, std::size_t columns) {
-    add_outer_product(window, gradient_row, out, depth, columns);
-}
-#endif
-
-// out [K, O] = windows^T [K, P] x gradient [P, O], rank-one updates per row p,
-// so every output still sums over ascending p.
-template <Element T>
-void transposed_product_by_rows(const WindowProductGeometry& geometry,
-                                const T* image,
-                                const T* gradient,
-                                T* out) {
+// Lines of windows per block of the filter gradient: as many as
+// `block_elements` of its windows matrix hold, whole images where more than
+// one fits (each image's planes are padded once a block).
+std::size_t lines_per_block(const WindowProductGeometry& geometry, std::size_t depth) {
     const WindowGeometry& g = geometry.window;
-    const std::size_t rows = g.batch * g.outputs();
-    const std::size_t depth = g.channels * g.taps();
-    const std::size_t columns = geometry.columns;
-    const Patches<T> patches(g, image);
-    thread_local std::vector<T> row;
-    row.resize(depth);
-    std::fill(out, out + depth * columns, T{0});
-#if defined(TOPOS_HAS_AVX2_LOOPS)
-    const bool vector_loop = runs_avx2_fma();
-#endif
-    for (std::size_t p = 0; p < rows; ++p) {
-        patches.line(p, 1, row.data());
-        const T* g_row = gradient + p * columns;
-#if defined(TOPOS_HAS_AVX2_LOOPS)
-        if (vector_loop) {
-            add_outer_product_avx2_fma(row.data(), g_row, out, depth, columns);
-            continue;
-        }
-#endif
-        add_outer_product(row.data(), g_row, out, depth, columns);
+    const std::size_t lines = std::max<std::size_t>(
+        1, geometry.block_elements / std::max<std::size_t>(1, depth * g.count[1]));
+    return lines >= g.count[0] ? lines / g.count[0] * g.count[0] : lines;
+}
+
+// out rows of `channels` = windows^T [K_c, P] x gradient [P, O], a block of
+// lines at a time: the block's windows are filled (so they stay in cache for
+// the GEMM that reads them), and each block's product continues the sums of
+// the blocks before it, which gives every output the one fma chain over
+// ascending p of the whole product.
+template <Element T>
+void filter_gradient_of_channels(const WindowProductGeometry& geometry,
+                                 const T* image,
+                                 const T* gradient,
+                                 ChannelRange channels,
+                                 T* out) {
+    const WindowGeometry& g = geometry.window;
+    const std::size_t all_lines = g.batch * g.count[0];
+    const std::size_t depth = channels.count * g.taps();
+    const std::size_t block_lines = std::min(all_lines, lines_per_block(geometry, depth));
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    thread_local std::vector<T> windows;
+    windows.resize(depth * block_lines * g.count[1]);
+    GemmOptions options;
+    options.parallel_threshold = std::numeric_limits<std::size_t>::max();
+    T* target = out + channels.first * g.taps() * geometry.columns;
+    for (std::size_t first = 0; first < all_lines; first += block_lines) {
+        const std::size_t lines = std::min(block_lines, all_lines - first);
+        const std::size_t rows = lines * g.count[1];
+        fill_window_columns(g, image, first, lines, channels, windows.data(), rows);
+        options.continue_sums = first > 0;
+        gemm_with<T>(
+            options,
+            {1, depth, rows, geometry.columns},
+            {windows.data(), signed_size(rows), 1, 0},
+            {gradient + first * g.count[1] * geometry.columns, signed_size(geometry.columns), 1, 0},
+            {target, signed_size(geometry.columns), 0});
     }
 }
 
-// The same product by the exact GEMM, which sums over p in the same order,
-// from the windows matrix's transpose [K, P], materialised.
+// out [K, O] = windows^T [K, P] x gradient [P, O] (a filter gradient). Each
+// thread takes its own channels, so no output's sum is ever split.
 template <Element T>
 void transposed_product(const WindowProductGeometry& geometry,
                         const T* image,
                         const T* gradient,
                         T* out) {
     const WindowGeometry& g = geometry.window;
-    const std::size_t rows = g.batch * g.outputs();
-    const std::size_t depth = g.channels * g.taps();
-    if (!geometry.materialise_windows) {
-        transposed_product_by_rows(geometry, image, gradient, out);
+    const std::size_t multiply_adds =
+        g.batch * g.outputs() * g.channels * g.taps() * geometry.columns;
+    const std::size_t parts = multiply_adds < parallel_filter_gradient
+                                  ? 1
+                                  : std::min(g.channels, ThreadPool::instance().thread_count());
+    auto part = [&](std::size_t index) {
+        const std::size_t first = index * g.channels / parts;
+        const std::size_t end = (index + 1) * g.channels / parts;
+        filter_gradient_of_channels(geometry, image, gradient, {first, end - first}, out);
+    };
+    if (parts == 1) {
+        part(0);
         return;
     }
-    thread_local std::vector<T> windows;
-    windows.resize(depth * rows);
-    // Lines of the transpose are filled apart, so they are shared among threads.
-    T* columns = windows.data();
-    for_each_range(
-        g.batch * g.count[0], g.count[1] * depth, [&](std::size_t first, std::size_t end) {
-            fill_window_columns(g, image, first, end - first, columns + first * g.count[1], rows);
-        });
-    multiply_matrices(columns, gradient, out, depth, rows, geometry.columns);
+    ThreadPool::instance().run(parts, part);
 }
 
 Match product_match(std::uint32_t root,
@@ -268,8 +222,7 @@ Match product_match(std::uint32_t root,
     windows.nodes.push_back(root);
     std::sort(windows.nodes.begin(), windows.nodes.end());
     const WindowGeometry& g = windows.geometry;
-    const bool fits = g.batch * g.outputs() * g.channels * g.taps() <= largest_windows_matrix;
-    WindowProductGeometry geometry{g, columns, transposed, fits};
+    WindowProductGeometry geometry{g, columns, transposed};
     return Match{
         PatternKind::WindowProduct, root, windows.nodes, {root}, {windows.image, other}, geometry};
 }

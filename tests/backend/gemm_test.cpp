@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cfenv>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -140,6 +141,39 @@ TYPED_TEST(ExactGemm, WritesPositiveZerosWhenTheInnerExtentIsZero) {
     for (const Isa isa : supported_isas()) {
         test::expect_bit_equal(test::gemm_product({.isa = isa}, c, operands),
                                Tensor<TypeParam>::filled({2, 3, 4}, TypeParam{0}));
+    }
+}
+
+// A product split along its depth into two calls, the second continuing the
+// sums the first stored, equals the product in one call: each element's fma
+// chain runs on from the stored partial sum.
+TYPED_TEST(ExactGemm, ContinuesStoredSumsAcrossASplitDepth) {
+    const ThreadCountGuard guard;
+    std::mt19937 generator(20261202);
+    const auto size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    for (int trial = 0; trial < 30; ++trial) {
+        GemmCase c = random_case(generator);
+        c.batches = 1;
+        c.depth = 2 + generator() % 700;  // across the depth blocks too
+        const test::GemmOperands<TypeParam> operands = test::gemm_operands<TypeParam>(c, generator);
+        const Tensor<TypeParam> expected = test::reference_product(c, operands);
+        const std::size_t split = 1 + generator() % (c.depth - 1);
+        for (const Isa isa : supported_isas()) {
+            SCOPED_TRACE(describe(c, isa, 1) + ", split at " + std::to_string(split));
+            std::vector<TypeParam> out(c.rows * c.columns,
+                                       std::numeric_limits<TypeParam>::quiet_NaN());
+            const detail::MatrixTarget<TypeParam> target{out.data(), size(c.columns), 0};
+            detail::MatrixView<TypeParam> a = operands.a_view;
+            detail::MatrixView<TypeParam> b = operands.b_view;
+            detail::GemmOptions options{.isa = isa};
+            detail::gemm_with<TypeParam>(options, {1, c.rows, split, c.columns}, a, b, target);
+            a.data += size(split) * a.column_stride;
+            b.data += size(split) * b.row_stride;
+            options.continue_sums = true;
+            detail::gemm_with<TypeParam>(
+                options, {1, c.rows, c.depth - split, c.columns}, a, b, target);
+            test::expect_bit_equal(Tensor<TypeParam>({1, c.rows, c.columns}, out), expected);
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -78,10 +79,11 @@ TEST(FusedKernelProperty, ConvolutionAndPoolingReturnTheInterpretersBits) {
 }
 
 // The filter gradient of a convolution, by the WindowProduct row's kernel on
-// the interpreter's operand values, both materialising the windows matrix and
-// by the rank-one updates larger windows matrices take: the interpreter's bits.
+// the interpreter's operand values, in blocks of the windows matrix of several
+// sizes (each block's product continuing the last's sums): the interpreter's
+// bits.
 template <Element T>
-void check_filter_gradient_paths(const ConvCase& c, std::uint64_t seed) {
+void check_filter_gradient_blocks(const ConvCase& c, std::uint64_t seed) {
     Tape<T> tape;
     auto image = tape.input(init::normal(seed, 1.0)(Shape{c.batch, c.channels, c.height, c.width}));
     auto filters = tape.parameter(
@@ -103,27 +105,29 @@ void check_filter_gradient_paths(const ConvCase& c, std::uint64_t seed) {
             inputs.push_back(oracle.of(nodes[input].symbol()).data().data());
         }
         const Tensor<T>& expected = oracle.of(nodes[match.root].symbol());
-        for (const bool materialise : {true, false}) {
+        // One line a block, a few lines, and the whole matrix in one block.
+        constexpr std::size_t max_block = std::numeric_limits<std::size_t>::max();
+        for (const std::size_t block_elements : {std::size_t{1}, std::size_t{300}, max_block}) {
             auto geometry = match.geometry_as<detail::WindowProductGeometry>();
-            geometry.materialise_windows = materialise;
+            geometry.block_elements = block_elements;
             match.geometry = geometry;
             std::vector<T> out(expected.elements());
             T* const result = out.data();
             detail::run_match<T>(match, inputs, std::span<T* const>(&result, 1));
             EXPECT_TRUE(bit_equal(Tensor<T>(expected.shape(), out), expected))
-                << c.text() << (materialise ? ", windows matrix" : ", rank-one updates");
+                << c.text() << ", blocks of " << block_elements << " elements";
         }
         ++checked;
     }
     EXPECT_GE(checked, 1u) << c.text() << ": no filter gradient matched";
 }
 
-TEST(FusedKernelProperty, FilterGradientsOnBothPathsReturnTheInterpretersBits) {
+TEST(FusedKernelProperty, FilterGradientsInBlocksOfAnySizeReturnTheInterpretersBits) {
     std::mt19937 random(20261201);
     for (int trial = 0; trial < 20; ++trial) {
         const ConvCase c = random_case(random);
-        check_filter_gradient_paths<float>(c, 300 + trial);
-        check_filter_gradient_paths<double>(c, 400 + trial);
+        check_filter_gradient_blocks<float>(c, 300 + trial);
+        check_filter_gradient_blocks<double>(c, 400 + trial);
     }
 }
 
