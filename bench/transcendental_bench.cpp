@@ -1,7 +1,7 @@
 // The exact exp, tanh, sigmoid, erf, gelu, log and softplus per element on one
 // thread, on each instruction set this processor runs: the scalar functions
 // (portable) and their vector lanes (avx2, avx512), over 2^20 elements uniform
-// in [-4, 4] (float and double); and LogSoftmax's kernel over the same
+// in [-4, 4] (float and double; log over their magnitudes); and LogSoftmax's kernel over the same
 // elements as rows of 1024, its exps on each instruction set. Counters: ns per
 // element. LibTorch's vectorised functions on the same tensor are
 // libtorch_transcendental_bench.
@@ -24,12 +24,13 @@ using topos::detail::ExactFunction;
 constexpr std::size_t elements = std::size_t{1} << 20;
 
 template <class T>
-std::vector<T> uniform_inputs() {
+std::vector<T> uniform_inputs(bool magnitudes = false) {
     std::mt19937 random(2026);
     std::uniform_real_distribution<double> uniform(-4.0, 4.0);
     std::vector<T> x(elements);
     for (T& value : x) {
-        value = static_cast<T>(uniform(random));
+        const double drawn = uniform(random);
+        value = static_cast<T>(magnitudes && drawn < 0 ? -drawn : drawn);
     }
     return x;
 }
@@ -43,7 +44,7 @@ void count_ns_per_element(benchmark::State& state) {
 
 template <class T>
 void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
-    const std::vector<T> x = uniform_inputs<T>();
+    const std::vector<T> x = uniform_inputs<T>(f == ExactFunction::Log);
     std::vector<T> out(elements);
     for (auto _ : state) {
         topos::detail::exact_map_on(set, f, x.data(), out.data(), elements);

@@ -15,6 +15,7 @@
 //   pow2(k): 2^k for whole k in [-1022, 1023]
 //   exponent_field(v): the biased exponent of v >= 0, a whole double
 //   unit_mantissa(v): v's mantissa bits under the exponent of 1, in [1, 2)
+//   round_to_float(v): each lane rounded to float and widened back (the float shortcut)
 // This header is included where the target of L is pushed, and only there.
 #pragma once
 

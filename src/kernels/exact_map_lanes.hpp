@@ -6,8 +6,10 @@
 #pragma once
 
 #include "kernels/exact_lanes.hpp"
+#include "kernels/float_shortcut.hpp"
 #include "kernels/transcendental.hpp"
 
+#include <concepts>
 #include <cstddef>
 
 namespace topos::detail::lanes {
@@ -172,6 +174,14 @@ struct Interleaved {
         return r;
     }
 
+    static V round_to_float(V a) {
+        V r{};
+        for (std::size_t i = 0; i < U; ++i) {
+            r.part[i] = L::round_to_float(a.part[i]);
+        }
+        return r;
+    }
+
     static V pow2(V a) {
         V r{};
         for (std::size_t i = 0; i < U; ++i) {
@@ -269,11 +279,39 @@ struct Interleaved {
     }
 };
 
+template <class L, ExactFunction F>
+TOPOS_LANES_INLINE shortcut::Result<L> shortcut_of(typename L::V v) {
+    if constexpr (F == ExactFunction::Exp) {
+        return shortcut::exp<L>(v);
+    } else if constexpr (F == ExactFunction::Tanh) {
+        return shortcut::tanh<L>(v);
+    } else if constexpr (F == ExactFunction::Sigmoid) {
+        return shortcut::sigmoid<L>(v);
+    } else if constexpr (F == ExactFunction::Erf) {
+        return shortcut::erf<L>(v);
+    } else if constexpr (F == ExactFunction::Gelu) {
+        return shortcut::gelu<L>(v);
+    } else if constexpr (F == ExactFunction::Log) {
+        return shortcut::log<L>(v);
+    } else {
+        return shortcut::softplus<L>(v);
+    }
+}
+
 // Whole vectors of L from x[i] on, while they fit; answers where they stopped.
+// A float vector whose shortcut (float_shortcut.hpp) decides every lane is
+// stored from it.
 template <class L, ExactFunction F, class T>
 inline std::size_t map_vectors(const T* x, T* out, std::size_t i, std::size_t count) {
     for (; i + L::width <= count; i += L::width) {
         const typename L::V v = L::load(x + i);
+        if constexpr (std::same_as<T, float>) {
+            const shortcut::Result<L> s = shortcut_of<L, F>(v);
+            if (L::all(s.kept)) {
+                L::store(out + i, s.value);
+                continue;
+            }
+        }
         typename L::V r{};
         bool covered = true;
         if constexpr (F == ExactFunction::Tanh) {

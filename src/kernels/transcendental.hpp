@@ -2,8 +2,9 @@
 // buffers, in vector lanes where the processor has them (AVX2 + FMA: 4
 // doubles; AVX-512F: 8), each lane computing exactly what core/exact_math
 // computes for its element, so the bits are the scalar functions' on every
-// instruction set (the algorithm is in exact_lanes.hpp). Long buffers are
-// shared among the pool's threads.
+// instruction set (the algorithm is in exact_lanes.hpp). Float arguments try
+// a cheaper evaluation first, kept only where it decides the float's bits
+// (float_shortcut.hpp). Long buffers are shared among the pool's threads.
 #pragma once
 
 #include <topos/core/isa.hpp>

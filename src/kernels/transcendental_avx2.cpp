@@ -37,6 +37,9 @@ struct Avx2Lanes {
 
     static void store(float* p, V v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
 
+    // Each lane rounded to float and widened back.
+    static V round_to_float(V v) { return _mm256_cvtps_pd(_mm256_cvtpd_ps(v)); }
+
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
 
     static V sub(V a, V b) { return _mm256_sub_pd(a, b); }

@@ -41,6 +41,11 @@ struct Avx512Lanes {
 
     static void store(float* p, V v) { _mm256_storeu_ps(p, _mm512_maskz_cvtpd_ps(0xff, v)); }
 
+    // Each lane rounded to float and widened back.
+    static V round_to_float(V v) {
+        return _mm512_maskz_cvtps_pd(0xff, _mm512_maskz_cvtpd_ps(0xff, v));
+    }
+
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
 
     static V sub(V a, V b) { return _mm512_sub_pd(a, b); }
