@@ -1,6 +1,7 @@
-// exact_map over one lane set: whole vectors through exact_lanes.hpp, a vector
-// whose lanes the lane code does not cover and the tail through the scalar
-// functions. Included by transcendental_avx2.cpp and transcendental_avx512.cpp
+// exact_map over one lane set: whole vectors through exact_lanes.hpp (float
+// vectors through float_shortcut.hpp first), a vector whose lanes the lane
+// code does not cover through the scalar functions, and the tail as one padded
+// vector. Included by transcendental_avx2.cpp and transcendental_avx512.cpp
 // where their target is pushed, after core/exact_math.hpp (which must keep the
 // default target: its inline functions are shared with every other file).
 #pragma once
@@ -9,6 +10,8 @@
 #include "kernels/float_shortcut.hpp"
 #include "kernels/transcendental.hpp"
 
+#include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstddef>
 
@@ -348,9 +351,17 @@ template <class L, ExactFunction F, class T>
 inline void map_with(const T* x, T* out, std::size_t count) {
     std::size_t i = map_vectors<Interleaved<L, interleaving<F>>, F>(x, out, 0, count);
     i = map_vectors<L, F>(x, out, i, count);
-    for (; i < count; ++i) {
-        out[i] = scalar_of<L>(F, x[i]);
+    if (i == count) {
+        return;
     }
+    // The tail as one vector padded with ones (a harmless argument for every
+    // function): each lane's result is its own, so the tail's bits are the
+    // scalar functions' too.
+    std::array<T, L::width> tail{};
+    tail.fill(T{1});
+    std::copy(x + i, x + count, tail.begin());
+    map_vectors<L, F>(tail.data(), tail.data(), 0, L::width);
+    std::copy_n(tail.begin(), count - i, out + i);
 }
 
 template <class L, class T>

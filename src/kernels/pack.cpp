@@ -65,7 +65,10 @@ void pack_columns_of_panel(Plane<T> a,
     for (std::size_t p = 0; p < depth; ++p) {
         const T* column = first_row + static_cast<std::ptrdiff_t>(p) * a.column_stride;
         if (a.row_stride == 1) {
-            std::copy_n(column, filled, out);
+            // A loop, not std::copy_n: a panel's few elements cost less than a call.
+            for (std::size_t r = 0; r < filled; ++r) {
+                out[r] = column[r];
+            }
         } else {
             for (std::size_t r = 0; r < filled; ++r) {
                 out[r] = column[static_cast<std::ptrdiff_t>(r) * a.row_stride];
@@ -120,7 +123,9 @@ template <Element T>
         for (std::size_t p = 0; p < depth; ++p) {
             const T* row = b.at(depth_first + p, column_first + panel);
             if (b.column_stride == 1) {
-                std::copy_n(row, filled, out);
+                for (std::size_t j = 0; j < filled; ++j) {
+                    out[j] = row[j];
+                }
             } else {
                 for (std::size_t j = 0; j < filled; ++j) {
                     out[j] = row[static_cast<std::ptrdiff_t>(j) * b.column_stride];
