@@ -8,11 +8,14 @@
 //   routed = (...((p_(S-1) + p_(S-2)) + p_(S-3)) ... ) + p_0,
 //   p_k = Pad(v_k, axis 4, k before, S - 1 - k after),
 // then Reshape [N, C, OH, OW, KH, KW], Permute [0, 1, 2, 4, 3, 5] and the
-// two Folds (and Narrows) of window_taps.hpp. The kernel computes every one
-// of those operations per window, in registers, so signed zeros, NaNs and
-// ties come out as the unfused plan's. The match covers the pooling's own
-// windows, taps and running maxima as interior values, so the forward
-// ReduceWindow election can fuse them too.
+// two Folds (and Narrows) of window_taps.hpp. The kernel computes those
+// operations per window, across blocks of windows, so signed zeros, NaNs and
+// ties come out as the unfused plan's. Only the sum of pads is left out: its
+// tap j is v_j + 0 (+0 from every other pad), which differs from v_j only in
+// turning -0 into +0, and the Folds add each tap to a sum that starts at +0
+// and so is never -0, where adding -0 or +0 gives the same bits. The match
+// covers the pooling's own windows, taps and running maxima as interior
+// values, so the forward ReduceWindow election can fuse them too.
 #include "pattern/catalog.hpp"
 #include "pattern/window_taps.hpp"
 
@@ -171,9 +174,9 @@ std::optional<Match> match_max_pool_gradient(const SpecView& spec, std::uint32_t
 }
 
 // A block of windows: their taps (laid out [k][o], k the tap, o the window)
-// and pooled gradients to the routed taps, by the recorded operations
-// in their order, each loop running across the windows. `masks` and `parts`
-// have room for count * windows values, `running` for windows.
+// and pooled gradients to the routed taps v_k, into `parts`, by the recorded
+// operations in their order, each loop running across the windows. `masks`
+// and `parts` have room for count * windows values, `running` for windows.
 template <Element T>
 void route_to_maxima(const T* taps,
                      const T* gradient,
@@ -181,8 +184,7 @@ void route_to_maxima(const T* taps,
                      std::size_t windows,
                      T* masks,
                      T* parts,
-                     T* running,
-                     T* routed) {
+                     T* running) {
     std::copy_n(taps, windows, running);
     for (std::size_t k = 1; k < count; ++k) {
         const T* tap = taps + k * windows;
@@ -204,21 +206,6 @@ void route_to_maxima(const T* taps,
         }
     }
     std::copy_n(flowing, windows, parts);
-    // Tap j sums every pad from the last tap's down: its own part, +0 elsewhere.
-    for (std::size_t j = 0; j < count; ++j) {
-        T* sum = routed + j * windows;
-        if (j + 1 == count) {
-            std::copy_n(parts + j * windows, windows, sum);
-        } else {
-            zero_short(sum, windows);
-        }
-        for (std::size_t k = count - 1; k-- > 0;) {
-            const T* part = parts + k * windows;
-            for (std::size_t o = 0; o < windows; ++o) {
-                sum[o] = sum[o] + (j == k ? part[o] : T{0});
-            }
-        }
-    }
 }
 
 // Planes are routed in blocks of at least this many windows, so that the
@@ -241,12 +228,11 @@ void max_pool_gradient_kernel(const Match& match,
         const std::size_t windows = count * g.outputs();
         const std::size_t all_taps = g.taps() * windows;
         thread_local std::vector<T> scratch;
-        scratch.resize(4 * all_taps + windows + g.size[0] * geometry.folded_width);
+        scratch.resize(3 * all_taps + windows + g.size[0] * geometry.folded_width);
         T* taps = scratch.data();
         T* masks = taps + all_taps;
         T* parts = masks + all_taps;
-        T* routed = parts + all_taps;
-        T* running = routed + all_taps;
+        T* running = parts + all_taps;
         T* line = running + windows;
         for (std::size_t p = 0; p < count; ++p) {
             const T* pixels = inputs[0] + (first + p) * plane;
@@ -255,12 +241,12 @@ void max_pool_gradient_kernel(const Match& match,
             }
         }
         const T* gradient = inputs[1] + first * g.outputs();
-        route_to_maxima(taps, gradient, g.taps(), windows, masks, parts, running, routed);
+        route_to_maxima(taps, gradient, g.taps(), windows, masks, parts, running);
         for (std::size_t p = 0; p < count; ++p) {
             T* out = results[0] + (first + p) * plane;
             zero_short(out, plane);
             for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
-                const T* row = routed + p * g.outputs() + oh * g.count[1];
+                const T* row = parts + p * g.outputs() + oh * g.count[1];
                 fold_window_row(g, geometry.folded_width, oh, row, windows, line, out);
             }
         }
