@@ -1,5 +1,6 @@
 // Permute: reorders axes; output axis i is operand axis order[i].
 #include "hlo/builder.hpp"
+#include "kernels/transpose_avx2.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -93,6 +94,45 @@ Movement simplify(const Shape& input, const Axes& order) {
     return movement;
 }
 
+// out[j][i] = in[i][j] for rows [first_row, last_row), i < rows, j < columns.
+template <Element T>
+void transpose_elements(const T* in,
+                        T* out,
+                        std::size_t rows,
+                        std::size_t columns,
+                        std::size_t first_row,
+                        std::size_t last_row,
+                        std::size_t first_column) {
+    for (std::size_t i = first_row; i < last_row; ++i) {
+        for (std::size_t j = first_column; j < columns; ++j) {
+            out[j * rows + i] = in[i * columns + j];
+        }
+    }
+}
+
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+// The same in square tiles moved through vector registers; the rows and
+// columns past the last whole tile element by element.
+template <Element T>
+void transpose_rows_in_tiles(const T* in,
+                             T* out,
+                             std::size_t rows,
+                             std::size_t columns,
+                             std::size_t first_row,
+                             std::size_t last_row) {
+    constexpr std::size_t tile = transpose_tile<T>;
+    const std::size_t whole_columns = columns / tile * tile;
+    std::size_t i = first_row;
+    for (; i + tile <= last_row; i += tile) {
+        for (std::size_t j = 0; j < whole_columns; j += tile) {
+            transpose_tile_avx2(in + i * columns + j, columns, out + j * rows + i, rows);
+        }
+        transpose_elements(in, out, rows, columns, i, i + tile, whole_columns);
+    }
+    transpose_elements(in, out, rows, columns, i, last_row, 0);
+}
+#endif
+
 // out[b][j][i] = in[b][i][j] for rows [first_row, last_row) of matrix b, in
 // square blocks so that both the reads and the writes stay within cache lines.
 template <Element T>
@@ -102,6 +142,12 @@ void transpose_rows(const T* in,
                     std::size_t columns,
                     std::size_t first_row,
                     std::size_t last_row) {
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    if (runs_avx2_fma()) {
+        transpose_rows_in_tiles(in, out, rows, columns, first_row, last_row);
+        return;
+    }
+#endif
     constexpr std::size_t block = 16;
     for (std::size_t i0 = first_row; i0 < last_row; i0 += block) {
         const std::size_t i1 = std::min(last_row, i0 + block);

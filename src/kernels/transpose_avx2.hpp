@@ -1,0 +1,29 @@
+// Matrix transposes with AVX: square tiles (8 x 8 floats, 4 x 4 doubles)
+// moved through registers by shuffles, so both the reads and the writes are
+// whole vectors. Data movement only: every value keeps its bits. Only for
+// processors where runs_avx2_fma() holds.
+#pragma once
+
+#include "kernels/elementwise.hpp"
+
+#include <cstddef>
+
+namespace topos::detail {
+
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+// The edge of a square tile: 8 floats or 4 doubles.
+template <class T>
+inline constexpr std::size_t transpose_tile = 32 / sizeof(T);
+
+// out[j * out_stride + i] = in[i * in_stride + j] for i, j < transpose_tile<T>.
+void transpose_tile_avx2(const float* in,
+                         std::size_t in_stride,
+                         float* out,
+                         std::size_t out_stride);
+void transpose_tile_avx2(const double* in,
+                         std::size_t in_stride,
+                         double* out,
+                         std::size_t out_stride);
+#endif
+
+}  // namespace topos::detail
