@@ -1,6 +1,8 @@
 // Packing A and B blocks into micro-kernel panels; see pack.hpp.
 #include "kernels/pack.hpp"
 
+#include "kernels/transpose_avx2.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <new>
@@ -32,7 +34,8 @@ private:
 
 // One panel of A whose rows are contiguous (row-major A): each row is read as
 // one run and scattered down its lane of the panel, so the reads stream
-// instead of touching `filled` distant rows for every p.
+// instead of touching `filled` distant rows for every p; with AVX, whole
+// square tiles of rows are transposed in registers first.
 template <Element T>
 void pack_rows_of_panel(const T* first_row,
                         std::ptrdiff_t row_stride,
@@ -40,7 +43,26 @@ void pack_rows_of_panel(const T* first_row,
                         std::size_t depth,
                         std::size_t panel_rows,
                         T* out) {
-    for (std::size_t r = 0; r < filled; ++r) {
+    std::size_t r = 0;
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    constexpr std::size_t tile = transpose_tile<T>;
+    if (runs_avx2_fma() && row_stride > 0) {
+        const auto stride = static_cast<std::size_t>(row_stride);
+        const std::size_t whole_depth = depth / tile * tile;
+        for (; r + tile <= filled; r += tile) {
+            const T* rows = first_row + r * stride;
+            for (std::size_t p = 0; p < whole_depth; p += tile) {
+                transpose_tile_avx2(rows + p, stride, out + p * panel_rows + r, panel_rows);
+            }
+            for (std::size_t i = 0; i < tile; ++i) {
+                for (std::size_t p = whole_depth; p < depth; ++p) {
+                    out[p * panel_rows + r + i] = rows[i * stride + p];
+                }
+            }
+        }
+    }
+#endif
+    for (; r < filled; ++r) {
         const T* row = first_row + static_cast<std::ptrdiff_t>(r) * row_stride;
         T* lane = out + r;
         for (std::size_t p = 0; p < depth; ++p) {
