@@ -6,6 +6,11 @@
 #include "core/exact_math.hpp"
 #include "kernels/transcendental.hpp"
 
+// Every standard header the lanes use comes before the target push: clang
+// refuses to retarget a function already defined.
+#include <algorithm>
+#include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <immintrin.h>
