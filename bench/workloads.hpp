@@ -1,14 +1,16 @@
 // The whole-step workloads of BENCHMARKS.md (W2-W5) and the gallery's training
 // steps, as a user writes them in topos: the model recorded once, its
 // derivative recorded on the tape, one compiled plan per numerics, and per step
-// one `plan.forward` and one optimizer step. bench/workloads_bench.cpp times
-// them; bench/peak_memory.cpp runs W6 (200 steps of W2) for its resident peak.
+// one `plan.forward_into` (the last step's run given up) and one optimizer
+// step in place. bench/workloads_bench.cpp times them; bench/peak_memory.cpp
+// runs W6 (200 steps of W2) for its resident peak.
 // The LibTorch twins are in bench/libtorch_workloads.hpp.
 #pragma once
 
 #include <topos/topos.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -53,9 +55,13 @@ public:
     }
 
     void step() override {
-        const auto run = plan_.forward(parameters_, feeds_);
-        optimizer_.step_in_place(parameters_, run.recorded_gradients(adjoints_), state_);
-        loss_ = run.of(adjoints_.target()).scalar();
+        if (run_) {
+            plan_.forward_into(*run_, parameters_, feeds_);
+        } else {
+            run_ = plan_.forward(parameters_, feeds_);
+        }
+        optimizer_.step_in_place(parameters_, run_->recorded_gradients(adjoints_), state_);
+        loss_ = run_->of(adjoints_.target()).scalar();
     }
 
     double loss() const override { return loss_; }
@@ -71,6 +77,7 @@ private:
     topos::Parameters<float> parameters_;
     State state_;
     std::vector<topos::Feed<float>> feeds_;
+    std::optional<topos::Run<float>> run_;  // the last step's, given up to the next
     double loss_ = 0;
 };
 

@@ -178,6 +178,35 @@ void simplification() {
               << '\n';
 }
 
+// A training loop gives each step's run up to the next: forward_into writes
+// the new values into the last run's buffers, and the optimizer updates the
+// parameters in place, so a step in steady state allocates no tensor.
+void runs_in_a_loop() {
+    std::cout << "\n== Runs in a loop\n\n";
+    Tape<float> tape;
+    const auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
+    const auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
+    const auto hidden = input.matmul(weights).tanh();
+    const auto loss = (hidden * hidden).sum();
+    const auto adjoints = tape.differentiate(loss, {weights});
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry(adjoints.roots()).numerics(topos::Numerics::Exact).lower();
+    auto parameters = network.parameters();
+    const topos::optim::Sgd sgd({.learning_rate = 0.1});
+    auto state = sgd.start(parameters);
+    topos::Run<float> run = plan.forward(parameters);
+    const float* gradient_buffer = run.of(adjoints.of(weights)).data().data();
+    for (int step = 1; step <= 3; ++step) {
+        sgd.step_in_place(parameters, run.recorded_gradients(adjoints), state);
+        plan.forward_into(run, parameters);
+        std::cout << "step " << step << ": loss " << run.of(loss) << '\n';
+    }
+    const bool same_bits = run.of(loss).bit_equal(network.forward(parameters, {}).of(loss));
+    const bool reused = run.of(adjoints.of(weights)).data().data() == gradient_buffer;
+    std::cout << "same bits as the interpreter: " << (same_bits ? "yes" : "no")
+              << "\nthe gradient's buffer reused: " << (reused ? "yes" : "no") << '\n';
+}
+
 }  // namespace
 
 int main() {
@@ -189,4 +218,5 @@ int main() {
     the_backward_posture();
     exact_and_fast();
     simplification();
+    runs_in_a_loop();
 }

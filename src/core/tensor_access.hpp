@@ -24,6 +24,13 @@ struct TensorAccess {
         return Tensor<T>(std::move(shape), std::move(buffer));
     }
 
+    // The buffer of `tensor` when no other tensor shares it (so it may be
+    // overwritten once `tensor` is given up), else null.
+    template <Element T>
+    static std::shared_ptr<T[]> unshared_buffer(const Tensor<T>& tensor) {
+        return tensor.storage_.use_count() == 1 ? tensor.storage_ : nullptr;
+    }
+
     // The elements of `tensor` to overwrite: its own buffer when no other
     // tensor shares it, else (first) a fresh copy that it then holds alone, so
     // no other tensor's value changes.

@@ -7,6 +7,7 @@
 #include <topos/core/error.hpp>
 #include <topos/plan/plan.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 namespace topos {
@@ -99,6 +100,76 @@ std::span<T> arena_of(std::size_t elements) {
     return arena;
 }
 
+// The buffers of a run given up that no other tensor shares, sorted by
+// element count: a later run of the same plan finds one for each of its
+// values. One allocation, whatever the number of buffers.
+template <Element T>
+class SpareBuffers {
+public:
+    explicit SpareBuffers(const std::vector<Tensor<T>>& values) {
+        spares_.reserve(values.size());
+        for (const Tensor<T>& value : values) {
+            if (std::shared_ptr<T[]> buffer = detail::TensorAccess::unshared_buffer(value)) {
+                spares_.push_back({value.elements(), std::move(buffer)});
+            }
+        }
+        std::sort(spares_.begin(), spares_.end(), [](const Spare& a, const Spare& b) {
+            return a.elements < b.elements;
+        });
+    }
+
+    // A spare buffer of `elements`, or a new one when none is left.
+    std::shared_ptr<T[]> take(std::size_t elements) {
+        auto spare = std::lower_bound(
+            spares_.begin(),
+            spares_.end(),
+            elements,
+            [](const Spare& candidate, std::size_t wanted) { return candidate.elements < wanted; });
+        for (; spare != spares_.end() && spare->elements == elements; ++spare) {
+            if (spare->buffer) {
+                return std::move(spare->buffer);
+            }
+        }
+        return detail::TensorAccess::allocate<T>(elements);
+    }
+
+private:
+    struct Spare {
+        std::size_t elements;
+        std::shared_ptr<T[]> buffer;  // null once taken
+    };
+
+    std::vector<Spare> spares_;
+};
+
+// Runs the schedule over `sources`, storing each computed value the plan
+// keeps in a buffer of `buffer_of(elements)`. Every buffer is in hand before
+// the first step runs.
+template <Element T, class BufferOf>
+Run<T> evaluate(const detail::PlanState<T>& plan,
+                const std::vector<const Tensor<T>*>& sources,
+                BufferOf&& buffer_of) {
+    const std::span<T> arena = arena_of<T>(plan.arena_elements);
+    std::vector<std::shared_ptr<T[]>> stored(plan.stored_nodes.size());
+    for (std::size_t slot = 0; slot < stored.size(); ++slot) {
+        const Node& node = plan.network->spec.nodes[plan.stored_nodes[slot]];
+        if (!is_source(node.opcode())) {
+            stored[slot] = buffer_of(node.shape().elements());
+        }
+    }
+    execute(detail::HostMemory<T>{plan, sources, arena, stored});
+    std::vector<Tensor<T>> values;
+    values.reserve(stored.size());
+    for (std::size_t slot = 0; slot < stored.size(); ++slot) {
+        const std::uint32_t index = plan.stored_nodes[slot];
+        const Node& node = plan.network->spec.nodes[index];
+        values.push_back(stored[slot]
+                             ? detail::TensorAccess::adopt<T>(node.shape(), std::move(stored[slot]))
+                             : *sources[static_cast<std::size_t>(plan.source_of_node[index])]);
+    }
+    return detail::RunAccess::run<T>(plan.network, plan.run_layout, std::move(values));
+}
+
 }  // namespace
 
 template <Element T>
@@ -145,25 +216,25 @@ template <Element T>
 Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const {
     const detail::PlanState<T>& plan = *state_;
     const std::vector<const Tensor<T>*> sources = gather_sources(plan, parameters, feeds);
-    const std::span<T> arena = arena_of<T>(plan.arena_elements);
-    std::vector<std::shared_ptr<T[]>> stored(plan.stored_nodes.size());
-    for (std::size_t slot = 0; slot < stored.size(); ++slot) {
-        const Node& node = plan.network->spec.nodes[plan.stored_nodes[slot]];
-        if (!is_source(node.opcode())) {
-            stored[slot] = detail::TensorAccess::allocate<T>(node.shape().elements());
-        }
-    }
-    execute(detail::HostMemory<T>{plan, sources, arena, stored});
-    std::vector<Tensor<T>> values;
-    values.reserve(stored.size());
-    for (std::size_t slot = 0; slot < stored.size(); ++slot) {
-        const std::uint32_t index = plan.stored_nodes[slot];
-        const Node& node = plan.network->spec.nodes[index];
-        values.push_back(stored[slot]
-                             ? detail::TensorAccess::adopt<T>(node.shape(), std::move(stored[slot]))
-                             : *sources[static_cast<std::size_t>(plan.source_of_node[index])]);
-    }
-    return detail::RunAccess::run<T>(plan.network, plan.run_layout, std::move(values));
+    return evaluate(
+        plan, sources, [](std::size_t count) { return detail::TensorAccess::allocate<T>(count); });
+}
+
+template <Element T>
+void Plan<T>::forward_into(Run<T>& run,
+                           const Parameters<T>& parameters,
+                           std::initializer_list<Feed<T>> feeds) const {
+    forward_into(run, parameters, std::span<const Feed<T>>(feeds.begin(), feeds.size()));
+}
+
+template <Element T>
+void Plan<T>::forward_into(Run<T>& run,
+                           const Parameters<T>& parameters,
+                           std::span<const Feed<T>> feeds) const {
+    const detail::PlanState<T>& plan = *state_;
+    const std::vector<const Tensor<T>*> sources = gather_sources(plan, parameters, feeds);
+    SpareBuffers<T> spare(detail::RunAccess::values(run));
+    run = evaluate(plan, sources, [&spare](std::size_t count) { return spare.take(count); });
 }
 
 template <Element T>

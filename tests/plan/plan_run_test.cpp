@@ -178,5 +178,92 @@ TEST(Plan, AReshapeThatIsItsOperandsLastReaderTakesOverItsBuffer) {
     }
 }
 
+// forward_into with the branches' root, inner value and input declared, over
+// `fed`: the run it leaves must hold the interpreter's bits.
+void expect_oracle_bits(const Branches& graph,
+                        const topos::Run<double>& run,
+                        const Tensor<double>& fed) {
+    const topos::Run<double> oracle =
+        graph.network.forward(graph.network.parameters(), {{graph.input, fed}});
+    EXPECT_TRUE(run.of(graph.root).bit_equal(oracle.of(graph.root)));
+    EXPECT_TRUE(run.of(graph.inner).bit_equal(oracle.of(graph.inner)));
+    EXPECT_TRUE(run.of(graph.input).bit_equal(fed));
+}
+
+Plan<double> observing_plan(const Branches& graph) {
+    return graph.network.entry({graph.root})
+        .observe({graph.inner, graph.input})
+        .numerics(Numerics::Exact)
+        .lower();
+}
+
+TEST(Plan, ForwardIntoWritesTheComputedValuesIntoTheBuffersOfTheRunGivenUp) {
+    const Branches graph = branches();
+    const Plan<double> plan = observing_plan(graph);
+    const auto parameters = graph.network.parameters();
+    topos::Run<double> run = plan.forward(parameters, {});
+    const double* root_buffer = run.of(graph.root).data().data();
+    const double* inner_buffer = run.of(graph.inner).data().data();
+    // The fed tensors stay alive here, so the only spare buffer of three
+    // elements is `inner`'s own.
+    std::vector<Tensor<double>> feeds;
+    feeds.reserve(3);
+    for (const double shift : {0.5, -2.0, 3.25}) {
+        const Tensor<double>& fed = feeds.emplace_back(
+            Shape{3}, std::initializer_list<double>{0.25 + shift, 0.75 * shift, -1.25});
+        plan.forward_into(run, parameters, {{graph.input, fed}});
+        expect_oracle_bits(graph, run, fed);
+        EXPECT_EQ(run.of(graph.inner).data().data(), inner_buffer);
+        EXPECT_EQ(run.of(graph.root).data().data(), root_buffer);
+    }
+}
+
+TEST(Plan, ForwardIntoLeavesATensorTheCallerKeptUnchanged) {
+    const Branches graph = branches();
+    // Only `inner` is stored with three elements: its buffer is the one a
+    // careless reuse would overwrite.
+    const Plan<double> plan = graph.network.entry({graph.root}).observe({graph.inner}).lower();
+    const auto parameters = graph.network.parameters();
+    topos::Run<double> run = plan.forward(parameters, {});
+    const Tensor<double> kept = run.of(graph.inner);
+    const Tensor<double> kept_copy(kept.shape(), kept.data());
+    const Tensor<double> fed({3}, {-3.0, 0.125, 1.5});
+    plan.forward_into(run, parameters, {{graph.input, fed}});
+    EXPECT_TRUE(kept.bit_equal(kept_copy));
+    EXPECT_NE(run.of(graph.inner).data().data(), kept.data().data());
+    const topos::Run<double> oracle = graph.network.forward(parameters, {{graph.input, fed}});
+    EXPECT_TRUE(run.of(graph.inner).bit_equal(oracle.of(graph.inner)));
+}
+
+TEST(Plan, ForwardIntoLeavesTheRunUnchangedWhenAFeedIsRejected) {
+    const Branches graph = branches();
+    const Plan<double> plan = observing_plan(graph);
+    const auto parameters = graph.network.parameters();
+    const Tensor<double> fed({3}, {0.5, -1.0, 2.0});
+    topos::Run<double> run = plan.forward(parameters, {{graph.input, fed}});
+    EXPECT_THROW(plan.forward_into(run, parameters, {{graph.input, Tensor<double>(1.0)}}),
+                 FeedError);
+    EXPECT_THROW(plan.forward_into(run, branches().network.parameters(), {}), SymbolError);
+    expect_oracle_bits(graph, run, fed);
+}
+
+TEST(Plan, ForwardIntoTakesAnyRunGivenUpAndLeavesOneOfThisPlan) {
+    const Branches graph = branches();
+    const Plan<double> plan = observing_plan(graph);
+    const auto parameters = graph.network.parameters();
+    const Tensor<double> fed({3}, {1.0, 2.0, -0.5});
+    // An interpreter's run of the same network, and a backward-posture plan's
+    // run: both give up their buffers; the result reads as this plan's run.
+    std::vector<topos::Run<double>> given_up;
+    given_up.push_back(graph.network.forward(parameters, {}));
+    given_up.push_back(graph.network.entry({graph.other}).backward().lower().forward(parameters));
+    for (topos::Run<double>& run : given_up) {
+        plan.forward_into(run, parameters, {{graph.input, fed}});
+        expect_oracle_bits(graph, run, fed);
+        EXPECT_FALSE(run.readable(graph.other));
+        EXPECT_THROW(run.backward(graph.root), ReadError);
+    }
+}
+
 }  // namespace
 }  // namespace topos

@@ -63,6 +63,20 @@ public:
     // Runs the schedule on the network's recorded parameters and inputs.
     Run<T> forward() const;
 
+    // forward, into `run`, a run the caller gives up (typically this plan's
+    // previous one): each computed value goes into a buffer of `run` of its
+    // size that no other tensor shares, so a training loop allocates no tensor
+    // after its first step. A buffer still shared (a tensor read from `run` and
+    // kept) is left to its holder and a new one taken, so no value the caller
+    // holds changes. The values and errors are forward's; feeds and parameters
+    // are checked before anything is written, so on such an error `run` is unchanged.
+    void forward_into(Run<T>& run,
+                      const Parameters<T>& parameters,
+                      std::initializer_list<Feed<T>> feeds = {}) const;
+    void forward_into(Run<T>& run,
+                      const Parameters<T>& parameters,
+                      std::span<const Feed<T>> feeds) const;
+
     // Elements alive at each scheduled position (see docs/guide/entries-and-plans.md).
     const std::vector<std::size_t>& live_series() const;
 
