@@ -20,6 +20,7 @@
 #include "pattern/window_taps.hpp"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace topos::detail {
@@ -208,6 +209,79 @@ void route_to_maxima(const T* taps,
     std::copy_n(flowing, windows, parts);
 }
 
+// Whether the windows tile the image: step == size, no dilation, no padding.
+// Then every image position lies in at most one window and takes at most one
+// routed tap v, and the folds' sums, from +0, are +0 + v (+0 where no window
+// reaches).
+bool windows_tile(const WindowGeometry& g) {
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+        if (g.pad_before[axis] != 0 || g.dilation[axis] != 1 || g.step[axis] != g.size[axis] ||
+            g.count[axis] * g.size[axis] > g.extent[axis]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// One plane of KH x KW windows that tile it, routed straight from the image
+// to the image gradient with the recorded operations in their order: the
+// masks m_(k-1) >= t_k over the running maxima, then the routed taps from
+// the last down, each written once as +0 + v. The taps of a window row are
+// adjacent and the sizes are constants, so each loop over the windows of a
+// row runs in vector lanes.
+template <Element T, std::size_t KH, std::size_t KW>
+void route_tiling_windows(const WindowGeometry& g, const T* pixels, const T* gradient, T* out) {
+    constexpr std::size_t taps = KH * KW;
+    const std::size_t width = g.extent[1];
+    const std::size_t covered = g.count[1] * KW;
+    for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
+        const T* image = pixels + oh * KH * width;
+        T* routed = out + oh * KH * width;
+        const T* pooled = gradient + oh * g.count[1];
+        for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
+            std::array<T, taps> mask{};
+            T running = image[ow * KW];
+            for (std::size_t k = 1; k < taps; ++k) {
+                const T tap = image[(k / KW) * width + ow * KW + k % KW];
+                mask[k] = running >= tap ? T{1} : T{0};
+                running = maximum_of(running, tap);
+            }
+            T flowing = pooled[ow];
+            for (std::size_t k = taps - 1; k >= 1; --k) {
+                const T kept = flowing * mask[k];
+                // flowing - flowing * mask is never -0 (x - x is +0, and so is
+                // -0 - -0), so +0 + v is v itself.
+                routed[(k / KW) * width + ow * KW + k % KW] = flowing - kept;
+                flowing = kept;
+            }
+            routed[ow * KW] = T{0} + flowing;
+        }
+        for (std::size_t kh = 0; kh < KH && covered < width; ++kh) {
+            zero_short(routed + kh * width + covered, width - covered);
+        }
+    }
+    const std::size_t rows = g.count[0] * KH;
+    zero_short(out + rows * width, (g.extent[0] - rows) * width);
+}
+
+template <Element T>
+using TilingKernel = void (*)(const WindowGeometry&, const T*, const T*, T*);
+
+// The tiling kernel for these windows' sizes, or null where there is none.
+template <Element T>
+TilingKernel<T> tiling_kernel(const WindowGeometry& g) {
+    if (!windows_tile(g)) {
+        return nullptr;
+    }
+    if (g.size == std::array<std::size_t, 2>{2, 2}) {
+        return route_tiling_windows<T, 2, 2>;
+    }
+    if (g.size == std::array<std::size_t, 2>{3, 3}) {
+        return route_tiling_windows<T, 3, 3>;
+    }
+    return nullptr;
+}
+
 // Planes are routed in blocks of at least this many windows, so that the
 // routing's loops run long even over small images.
 constexpr std::size_t windows_per_block = 256;
@@ -220,6 +294,12 @@ void max_pool_gradient_kernel(const Match& match,
     const WindowGeometry& g = geometry.window;
     const std::size_t plane = g.extent[0] * g.extent[1];
     const std::size_t planes = g.batch * g.channels;
+    if (const auto route = tiling_kernel<T>(g)) {
+        for_each_plane(planes, plane, [&](std::size_t p) {
+            route(g, inputs[0] + p * plane, inputs[1] + p * g.outputs(), results[0] + p * plane);
+        });
+        return;
+    }
     const std::size_t per_block = std::max<std::size_t>(1, windows_per_block / g.outputs());
     const std::size_t blocks = (planes + per_block - 1) / per_block;
     for_each_plane(blocks, per_block * g.outputs() * g.taps(), [&](std::size_t block) {

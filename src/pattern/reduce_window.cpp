@@ -11,6 +11,7 @@
 #include "pattern/window_taps.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace topos::detail {
@@ -143,6 +144,45 @@ void fold_row(const WindowGeometry& g, const T* pixels, std::size_t oh, T* out) 
     }
 }
 
+// fold_row for KH x KW windows that tile the image (step == size, no
+// dilation, no padding): the same taps in the same order, with the sizes
+// constants and a window's taps adjacent, so the loop over a row's windows
+// runs in vector lanes.
+template <Reduction R, Element T, std::size_t KH, std::size_t KW>
+void fold_tiling_row(const WindowGeometry& g, const T* pixels, std::size_t oh, T* out) {
+    const std::size_t width = g.extent[1];
+    const T* image = pixels + oh * KH * width;
+    for (std::size_t ow = 0; ow < g.count[1]; ++ow) {
+        T folded = image[ow * KW];
+        for (std::size_t k = 1; k < KH * KW; ++k) {
+            const T tap = image[(k / KW) * width + ow * KW + k % KW];
+            if constexpr (R == Reduction::MaximumChain) {
+                folded = maximum_of(folded, tap);
+            } else {
+                folded = folded + tap;
+            }
+        }
+        out[ow] = folded;
+    }
+}
+
+template <Reduction R, Element T>
+using RowFold = void (*)(const WindowGeometry&, const T*, std::size_t, T*);
+
+// How a row of windows inside the image is folded: by the tiling kernel of
+// their sizes where there is one, else by fold_row.
+template <Reduction R, Element T>
+RowFold<R, T> row_fold(const WindowGeometry& g) {
+    const bool tiling = g.step == g.size && g.dilation == std::array<std::size_t, 2>{1, 1};
+    if (tiling && g.size == std::array<std::size_t, 2>{2, 2}) {
+        return fold_tiling_row<R, T, 2, 2>;
+    }
+    if (tiling && g.size == std::array<std::size_t, 2>{3, 3}) {
+        return fold_tiling_row<R, T, 3, 3>;
+    }
+    return fold_row<R, T>;
+}
+
 template <Reduction R, Element T>
 void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
     const std::size_t plane = g.extent[0] * g.extent[1];
@@ -150,6 +190,7 @@ void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
         g.pad_before[0] == 0 && g.pad_before[1] == 0 &&
         (g.count[0] - 1) * g.step[0] + (g.size[0] - 1) * g.dilation[0] < g.extent[0] &&
         (g.count[1] - 1) * g.step[1] + (g.size[1] - 1) * g.dilation[1] < g.extent[1];
+    const RowFold<R, T> fold = row_fold<R, T>(g);
     for_each_plane(g.batch * g.channels, g.outputs() * g.taps(), [&](std::size_t p) {
         thread_local std::vector<T> taps;
         taps.resize(g.taps());
@@ -157,7 +198,7 @@ void reduce_planes(const WindowGeometry& g, const T* image, T* out) {
         T* row = out + p * g.outputs();
         for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
             if (R != Reduction::StripedSum && unpadded) {
-                fold_row<R>(g, pixels, oh, row);
+                fold(g, pixels, oh, row);
                 row += g.count[1];
                 continue;
             }

@@ -62,10 +62,11 @@ void check_convolution_and_pooling(const ConvCase& c, std::uint64_t seed) {
     const std::size_t pool = std::min<std::size_t>({2, out[2], out[3]});
     auto pooled = max_pool(convolved, pool, pool);
     auto averaged = average_pool(convolved, pool, 1);
+    auto tiled_means = average_pool(convolved, pool, pool);
     auto loss = (pooled.sum() + averaged.sum());
     const auto adjoints = tape.differentiate(loss, {image, filters, bias});
     const auto network = std::move(tape).into_network();
-    expect_plan_matches_interpreter(network, {pooled, averaged}, 3, c.text());
+    expect_plan_matches_interpreter(network, {pooled, averaged, tiled_means}, 4, c.text());
     expect_plan_matches_interpreter(network, adjoints.roots(), 1, c.text() + ", derivative");
 }
 

@@ -139,7 +139,9 @@ TYPED_TEST(WindowGradients, MaxPoolGradientRoutesAsTheUnfusedOperationsDo) {
                               {1, 3, 6, 5, 2, 1},
                               {3, 2, 9, 9, 3, 3},
                               {1, 1, 5, 8, 3, 1},
-                              {2, 2, 4, 4, 4, 4}};
+                              {2, 2, 4, 4, 4, 4},
+                              {1, 2, 9, 10, 2, 3},
+                              {2, 1, 11, 11, 5, 5}};
     std::uint64_t seed = 10;
     for (const PoolCase& c : cases) {
         for (const Specials specials : every_specials) {
