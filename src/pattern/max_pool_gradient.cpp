@@ -209,20 +209,6 @@ void route_to_maxima(const T* taps,
     std::copy_n(flowing, windows, parts);
 }
 
-// Whether the windows tile the image: step == size, no dilation, no padding.
-// Then every image position lies in at most one window and takes at most one
-// routed tap v, and the folds' sums, from +0, are +0 + v (+0 where no window
-// reaches).
-bool windows_tile(const WindowGeometry& g) {
-    for (std::size_t axis = 0; axis < 2; ++axis) {
-        if (g.pad_before[axis] != 0 || g.dilation[axis] != 1 || g.step[axis] != g.size[axis] ||
-            g.count[axis] * g.size[axis] > g.extent[axis]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // One plane of KH x KW windows that tile it, routed straight from the image
 // to the image gradient with the recorded operations in their order: the
 // masks m_(k-1) >= t_k over the running maxima, then the routed taps from

@@ -173,7 +173,7 @@ using RowFold = void (*)(const WindowGeometry&, const T*, std::size_t, T*);
 // their sizes where there is one, else by fold_row.
 template <Reduction R, Element T>
 RowFold<R, T> row_fold(const WindowGeometry& g) {
-    const bool tiling = g.step == g.size && g.dilation == std::array<std::size_t, 2>{1, 1};
+    const bool tiling = windows_tile(g);
     if (tiling && g.size == std::array<std::size_t, 2>{2, 2}) {
         return fold_tiling_row<R, T, 2, 2>;
     }

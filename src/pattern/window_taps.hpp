@@ -84,6 +84,19 @@ void zero_short(T* to, std::size_t count) {
     std::memcpy(to + count - piece, zeros, 32);
 }
 
+// Whether the windows tile the image: step == size, no dilation, no padding,
+// every window inside it. Then every image position lies in at most one
+// window, and a window's taps along a row are adjacent.
+inline bool windows_tile(const WindowGeometry& g) {
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+        if (g.pad_before[axis] != 0 || g.dilation[axis] != 1 || g.step[axis] != g.size[axis] ||
+            g.count[axis] * g.size[axis] > g.extent[axis]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // The taps of window row oh of one image plane, zero where they fall in
 // padding: tap (kh, kw) of window ow at taps[(kh * size[1] + kw) * stride + ow].
 template <Element T>
