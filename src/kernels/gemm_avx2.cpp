@@ -27,64 +27,10 @@
 #pragma GCC pop_options
 #endif
 
+#include "kernels/lanes_avx2.hpp"
+
 namespace topos::detail {
 namespace {
-
-struct FloatLanes {
-    using Element = float;
-    using Vector = __m256;
-    static constexpr std::size_t width = 8;
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector zero() {
-        return _mm256_setzero_ps();
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector load(const float* p) {
-        return _mm256_loadu_ps(p);
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector splat(const float* p) {
-        return _mm256_broadcast_ss(p);
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline void store(float* p, Vector v) {
-        _mm256_storeu_ps(p, v);
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector fma(Vector a,
-                                                                             Vector b,
-                                                                             Vector c) {
-        return _mm256_fmadd_ps(a, b, c);
-    }
-};
-
-struct DoubleLanes {
-    using Element = double;
-    using Vector = __m256d;
-    static constexpr std::size_t width = 4;
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector zero() {
-        return _mm256_setzero_pd();
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector load(const double* p) {
-        return _mm256_loadu_pd(p);
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector splat(const double* p) {
-        return _mm256_broadcast_sd(p);
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline void store(double* p, Vector v) {
-        _mm256_storeu_pd(p, v);
-    }
-
-    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline Vector fma(Vector a,
-                                                                             Vector b,
-                                                                             Vector c) {
-        return _mm256_fmadd_pd(a, b, c);
-    }
-};
 
 constexpr std::size_t tile_rows = 6;
 constexpr std::size_t tile_vectors = 2;       // vectors across a tile row

@@ -9,6 +9,7 @@
 #include "pattern/window_product.hpp"
 
 #include "core/thread_pool.hpp"
+#include "kernels/direct_convolution.hpp"
 #include "kernels/gemm.hpp"
 #include "ops/common.hpp"
 #include "pattern/catalog.hpp"
@@ -50,6 +51,9 @@ std::optional<ImageWindows> windows_matrix(const SpecView& spec, std::uint32_t i
 
 // Window rows per tile of the forward product, rounded to whole lines.
 constexpr std::size_t rows_per_tile = 256;
+
+// Below this many multiply-adds a direct product runs on the calling thread.
+constexpr std::size_t parallel_direct_product = std::size_t{1} << 18;
 
 // Below this many multiply-adds a filter gradient runs on the calling thread.
 constexpr std::size_t parallel_filter_gradient = std::size_t{1} << 21;
@@ -108,15 +112,63 @@ void fill_window_columns(const WindowGeometry& g,
     }
 }
 
-// out [P, O] = windows [P, K] x matrix [K, O], a tile of whole lines at a
-// time: the tile's transpose is filled, then read transposed by the exact
-// GEMM, whose bits do not depend on the layout.
+// out [P, O] = windows [P, K] x matrix [K, O] by the direct convolution, an
+// image a task: its planes are padded, then convolved tile by tile.
+template <Element T>
+void direct_product(const WindowProductGeometry& geometry,
+                    DirectConvolution<T> convolve,
+                    const T* image,
+                    const T* matrix,
+                    T* out) {
+    const WindowGeometry& g = geometry.window;
+    const auto [padded_rows, padded_columns] = padded_extent(g);
+    const DirectConvolutionShape shape{g.channels,
+                                       padded_rows,
+                                       padded_columns,
+                                       g.count[0],
+                                       g.count[1],
+                                       g.size[0],
+                                       g.size[1],
+                                       geometry.columns};
+    const std::size_t plane = g.extent[0] * g.extent[1];
+    const std::size_t padded_plane = padded_rows * padded_columns;
+    auto convolve_image = [&](std::size_t n) {
+        thread_local std::vector<T> padded;
+        padded.resize(g.channels * padded_plane + direct_convolution_slack);
+        for (std::size_t c = 0; c < g.channels; ++c) {
+            pad_plane(g, image + (n * g.channels + c) * plane, padded.data() + c * padded_plane);
+        }
+        std::fill_n(padded.data() + g.channels * padded_plane, direct_convolution_slack, T{0});
+        convolve(shape, padded.data(), matrix, out + n * g.outputs() * geometry.columns);
+    };
+    const std::size_t multiply_adds =
+        g.batch * g.outputs() * g.channels * g.taps() * geometry.columns;
+    if (g.batch == 1 || multiply_adds < parallel_direct_product) {
+        for (std::size_t n = 0; n < g.batch; ++n) {
+            convolve_image(n);
+        }
+        return;
+    }
+    ThreadPool::instance().run(g.batch, convolve_image);
+}
+
+// out [P, O] = windows [P, K] x matrix [K, O]: by the direct convolution where
+// one fits, else a tile of whole lines at a time, the tile's transpose filled,
+// then read transposed by the exact GEMM, whose bits do not depend on the
+// layout.
 template <Element T>
 void forward_product(const WindowProductGeometry& geometry,
                      const T* image,
                      const T* matrix,
                      T* out) {
     const WindowGeometry& g = geometry.window;
+    if (unit_steps(g)) {
+        if (const DirectConvolution<T> convolve =
+                direct_convolution_kernel<T>(isa(), geometry.columns)) {
+            direct_product(geometry, convolve, image, matrix, out);
+            return;
+        }
+    }
     const std::size_t all_lines = g.batch * g.count[0];
     const std::size_t depth = g.channels * g.taps();
     const std::size_t lines_per_tile = std::max<std::size_t>(1, rows_per_tile / g.count[1]);

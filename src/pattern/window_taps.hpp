@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kernels/elementwise.hpp"
+#include "kernels/fold_row.hpp"
 #include "pattern/structure.hpp"
 #include <topos/core/tensor.hpp>
 
@@ -192,6 +193,30 @@ void gather_unit_step_rows(const WindowGeometry& g,
     }
 }
 
+// fold_window_row by the vector kernel of kernels/fold_row.hpp, where one
+// fits (unit steps, rows of at most one vector): whether it ran.
+template <Element T>
+bool fold_window_row_in_lanes(
+    const WindowGeometry& g, std::size_t oh, const T* taps, std::size_t stride, T* out) {
+    constexpr std::size_t most_rows = 8;
+    const FoldRowShape shape{g.count[1], g.size[0], g.size[1], g.pad_before[1], g.extent[1]};
+    if (!unit_steps(g) || g.size[0] > most_rows) {
+        return false;
+    }
+    const FoldRow<T> fold = fold_row_kernel<T>(isa(), shape);
+    if (fold == nullptr) {
+        return false;
+    }
+    std::array<T*, most_rows> rows{};
+    for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
+        const std::size_t y = oh + kh;
+        const bool inside = y >= g.pad_before[0] && y - g.pad_before[0] < g.extent[0];
+        rows[kh] = inside ? out + (y - g.pad_before[0]) * g.extent[1] : nullptr;
+    }
+    fold(shape, taps, stride, rows.data());
+    return true;
+}
+
 // Sums the taps of one row of windows (oh) back onto an image plane, as the
 // two Fold nodes of an unfused plan do, and crops it as their Narrows do:
 //  - along W first: for tap row kh, a position adds its taps over windows ow
@@ -210,6 +235,9 @@ void fold_window_row(const WindowGeometry& g,
                      std::size_t stride,
                      T* line,
                      T* out) {
+    if (fold_window_row_in_lanes(g, oh, taps, stride, out)) {
+        return;
+    }
     const std::size_t windows = g.count[1];
     const std::size_t step = g.step[1];
     zero_short(line, g.size[0] * folded_width);

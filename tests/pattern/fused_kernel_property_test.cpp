@@ -79,6 +79,28 @@ TEST(FusedKernelProperty, ConvolutionAndPoolingReturnTheInterpretersBits) {
     }
 }
 
+// Filters that fill whole vectors, windows that step by 1: the direct
+// convolution's path, on every instruction set this processor runs.
+TEST(FusedKernelProperty, DirectConvolutionsReturnTheInterpretersBits) {
+    std::mt19937 random(20261203);
+    static constexpr std::size_t filter_counts[] = {4, 8, 16, 24, 32};
+    const Isa before = isa();
+    for (int trial = 0; trial < 12; ++trial) {
+        ConvCase c = random_case(random);
+        c.filters = filter_counts[random() % std::size(filter_counts)];
+        c.stride = 1;
+        c.dilation = 1;
+        c.height = c.kernel + random() % 12;
+        c.width = c.kernel + random() % 12;
+        for (const Isa isa : supported_isas()) {
+            set_max_isa(isa);
+            check_convolution_and_pooling<float>(c, 300 + trial);
+            check_convolution_and_pooling<double>(c, 400 + trial);
+        }
+    }
+    set_max_isa(before);
+}
+
 // The filter gradient of a convolution, by the WindowProduct row's kernel on
 // the interpreter's operand values, in blocks of the windows matrix of several
 // sizes (each block's product continuing the last's sums): the interpreter's

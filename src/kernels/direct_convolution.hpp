@@ -1,0 +1,54 @@
+// The exact direct convolution of windows that step and dilate by 1: for one
+// image, out[p, o] = sum over k of windows[p, k] * matrix[k, o], the taps k =
+// (c, kh, kw) in ascending order, each output from +0 with one fma a term.
+// Those are the exact GEMM's bits for the windows matrix times the matrix, but
+// no windows matrix is built: a register tile of output positions broadcasts
+// each tap straight from the image's zero-padded planes, and the filters of
+// one tap row are vector lanes.
+#pragma once
+
+#include <topos/core/isa.hpp>
+#include <topos/core/tensor.hpp>
+
+#include <cstddef>
+
+namespace topos::detail {
+
+struct DirectConvolutionShape {
+    std::size_t channels;        // C
+    std::size_t padded_rows;     // of each zero-padded plane: rows + kernel_rows - 1
+    std::size_t padded_columns;  // columns + kernel_columns - 1
+    std::size_t rows;            // OH: window rows
+    std::size_t columns;         // OW: windows in a row
+    std::size_t kernel_rows;     // KH
+    std::size_t kernel_columns;  // KW
+    std::size_t filters;         // O: columns of the matrix and of out
+};
+
+// Reads `padded` (C planes of padded_rows x padded_columns, then
+// direct_convolution_slack zeroed elements) and the [C*KH*KW, O] row-major
+// matrix; writes out [OH*OW, O], row-major.
+template <Element T>
+using DirectConvolution =
+    void (*)(const DirectConvolutionShape& shape, const T* padded, const T* matrix, T* out);
+
+// Elements after the planes that a register tile may read (it computes whole
+// tiles; what it reads there lands only in outputs it does not store).
+inline constexpr std::size_t direct_convolution_slack = 32;
+
+// The kernel for `filters` filters on `isa`, or null where no register tile
+// fits: the portable set, or a filter count that is not a whole number of
+// the set's vectors.
+template <Element T>
+DirectConvolution<T> direct_convolution_kernel(Isa isa, std::size_t filters);
+
+#if defined(__x86_64__)
+// The instruction sets' kernels, or null (direct_convolution_avx2.cpp, _avx512.cpp).
+template <Element T>
+DirectConvolution<T> avx2_direct_convolution(std::size_t filters);
+
+template <Element T>
+DirectConvolution<T> avx512_direct_convolution(std::size_t filters);
+#endif
+
+}  // namespace topos::detail

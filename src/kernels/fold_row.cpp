@@ -1,0 +1,103 @@
+// The AVX-512 fold of a row of window taps: a tap row's sums live in one
+// register; each tap column is loaded once and moved to its positions by a
+// lane permutation, then added under a mask, so nothing is stored and reloaded
+// at a shifted address between the kw steps.
+#include "kernels/fold_row.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TOPOS_FOLD_ROW_LANES 1
+#endif
+
+#include <cstdint>
+
+namespace topos::detail {
+namespace {
+
+#if defined(TOPOS_FOLD_ROW_LANES)
+#define TOPOS_AVX512 __attribute__((target("avx512f")))
+
+// The first `count` lanes of 16 or 8.
+TOPOS_AVX512 __mmask16 first_lanes(std::size_t count) {
+    return static_cast<__mmask16>((std::uint32_t{1} << count) - 1);
+}
+
+TOPOS_AVX512 void fold_row_float(const FoldRowShape& s,
+                                 const float* taps,
+                                 std::size_t stride,
+                                 float* const* rows) {
+    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __mmask16 columns = first_lanes(s.windows);
+    const __mmask16 image = first_lanes(s.width);
+    const __m512i from_padded = _mm512_add_epi32(lane, _mm512_set1_epi32(int(s.pad_left)));
+    for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
+        __m512 sums = _mm512_setzero_ps();
+        for (std::size_t kw = s.kernel_columns; kw-- > 0;) {
+            const float* column = taps + (kh * s.kernel_columns + kw) * stride;
+            const __mmask16 reached = static_cast<__mmask16>(columns << kw);
+            const __m512i from_column = _mm512_sub_epi32(lane, _mm512_set1_epi32(int(kw)));
+            const __m512 shifted = _mm512_maskz_permutexvar_ps(
+                reached, from_column, _mm512_maskz_loadu_ps(columns, column));
+            sums = _mm512_mask_add_ps(sums, reached, sums, shifted);
+        }
+        if (float* row = rows[kh]) {
+            const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
+            _mm512_mask_storeu_ps(
+                row, image, _mm512_add_ps(_mm512_maskz_loadu_ps(image, row), onto));
+        }
+    }
+}
+
+TOPOS_AVX512 void fold_row_double(const FoldRowShape& s,
+                                  const double* taps,
+                                  std::size_t stride,
+                                  double* const* rows) {
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const auto columns = static_cast<__mmask8>(first_lanes(s.windows));
+    const auto image = static_cast<__mmask8>(first_lanes(s.width));
+    const __m512i from_padded =
+        _mm512_add_epi64(lane, _mm512_set1_epi64(static_cast<long long>(s.pad_left)));
+    for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
+        __m512d sums = _mm512_setzero_pd();
+        for (std::size_t kw = s.kernel_columns; kw-- > 0;) {
+            const double* column = taps + (kh * s.kernel_columns + kw) * stride;
+            const auto reached = static_cast<__mmask8>(columns << kw);
+            const __m512i from_column =
+                _mm512_sub_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kw)));
+            const __m512d shifted = _mm512_maskz_permutexvar_pd(
+                reached, from_column, _mm512_maskz_loadu_pd(columns, column));
+            sums = _mm512_mask_add_pd(sums, reached, sums, shifted);
+        }
+        if (double* row = rows[kh]) {
+            const __m512d onto = _mm512_maskz_permutexvar_pd(image, from_padded, sums);
+            _mm512_mask_storeu_pd(
+                row, image, _mm512_add_pd(_mm512_maskz_loadu_pd(image, row), onto));
+        }
+    }
+}
+#endif
+
+}  // namespace
+
+template <Element T>
+FoldRow<T> fold_row_kernel([[maybe_unused]] Isa isa, [[maybe_unused]] const FoldRowShape& shape) {
+#if defined(TOPOS_FOLD_ROW_LANES)
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    const bool fits = shape.windows > 0 && shape.kernel_columns > 0 &&
+                      shape.windows + shape.kernel_columns - 1 <= lanes &&
+                      shape.pad_left + shape.width <= lanes;
+    if (isa == Isa::Avx512 && fits) {
+        if constexpr (sizeof(T) == 4) {
+            return fold_row_float;
+        } else {
+            return fold_row_double;
+        }
+    }
+#endif
+    return nullptr;
+}
+
+template FoldRow<float> fold_row_kernel<float>(Isa, const FoldRowShape&);
+template FoldRow<double> fold_row_kernel<double>(Isa, const FoldRowShape&);
+
+}  // namespace topos::detail

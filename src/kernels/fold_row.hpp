@@ -1,0 +1,37 @@
+// One row of window taps folded back onto an image plane with vector
+// registers, for windows that step and dilate by 1 and rows that fit in one
+// vector. The sums are those of the scalar fold (pattern/window_taps.hpp,
+// fold_window_row): along W, position x of tap row kh adds its taps over kw
+// descending from +0; then each image row adds its tap row's sums. A lane
+// holds one position, so each sum keeps its order; positions no tap reaches
+// are left alone, as the scalar loops leave them.
+#pragma once
+
+#include <topos/core/isa.hpp>
+#include <topos/core/tensor.hpp>
+
+#include <cstddef>
+
+namespace topos::detail {
+
+struct FoldRowShape {
+    std::size_t windows;         // windows in the row
+    std::size_t kernel_rows;     // KH
+    std::size_t kernel_columns;  // KW
+    std::size_t pad_left;        // padding before the image's first column
+    std::size_t width;           // the image's columns
+};
+
+// Tap (kh, kw) of window ow is taps[(kh * KW + kw) * stride + ow]; rows[kh] is
+// the image row tap row kh adds onto, or null where it lies in padding.
+template <Element T>
+using FoldRow =
+    void (*)(const FoldRowShape& shape, const T* taps, std::size_t stride, T* const* rows);
+
+// The kernel for `shape` on `isa`, or null where there is none: AVX-512F
+// only, and only where windows + KW - 1 and pad_left + width fit in one
+// vector (16 floats, 8 doubles).
+template <Element T>
+FoldRow<T> fold_row_kernel(Isa isa, const FoldRowShape& shape);
+
+}  // namespace topos::detail

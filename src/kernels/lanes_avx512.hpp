@@ -1,0 +1,74 @@
+// The AVX-512F lanes: 512-bit float and double vectors (zero, load, splat,
+// store, fma) that the x86 register tiles are written over. Each operation
+// carries its own AVX-512F target attribute, so the header needs no target
+// push; call them only where the processor runs AVX-512F.
+#pragma once
+
+#if defined(__x86_64__)
+
+#include <cstddef>
+#include <immintrin.h>
+
+namespace topos::detail {
+namespace {
+
+struct FloatLanes {
+    using Element = float;
+    using Vector = __m512;
+    static constexpr std::size_t width = 16;
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector zero() {
+        return _mm512_setzero_ps();
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector load(const float* p) {
+        return _mm512_loadu_ps(p);
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector splat(const float* p) {
+        return _mm512_set1_ps(*p);
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline void store(float* p, Vector v) {
+        _mm512_storeu_ps(p, v);
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector fma(Vector a,
+                                                                            Vector b,
+                                                                            Vector c) {
+        return _mm512_fmadd_ps(a, b, c);
+    }
+};
+
+struct DoubleLanes {
+    using Element = double;
+    using Vector = __m512d;
+    static constexpr std::size_t width = 8;
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector zero() {
+        return _mm512_setzero_pd();
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector load(const double* p) {
+        return _mm512_loadu_pd(p);
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector splat(const double* p) {
+        return _mm512_set1_pd(*p);
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline void store(double* p, Vector v) {
+        _mm512_storeu_pd(p, v);
+    }
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline Vector fma(Vector a,
+                                                                            Vector b,
+                                                                            Vector c) {
+        return _mm512_fmadd_pd(a, b, c);
+    }
+};
+
+}  // namespace
+}  // namespace topos::detail
+
+#endif
