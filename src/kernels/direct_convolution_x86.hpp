@@ -45,6 +45,11 @@ void direct_tile(const DirectConvolutionShape& s,
         for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
             const typename Lanes::Element* run = padded + c * plane + kh * s.padded_columns + first;
             for (std::size_t kw = 0; kw < s.kernel_columns; ++kw) {
+                // Opaque to the optimiser: otherwise GCC carries tap r + 1 of
+                // this kw over as tap r of the next in scalar registers, which
+                // spills 24 of them; broadcasts from memory are cheaper.
+                const typename Lanes::Element* taps = run + kw;
+                asm("" : "+r"(taps));
                 Vector tap_filters[vectors];
 #pragma GCC unroll 2
                 for (std::size_t v = 0; v < vectors; ++v) {
@@ -52,7 +57,7 @@ void direct_tile(const DirectConvolutionShape& s,
                 }
 #pragma GCC unroll 24
                 for (std::size_t r = 0; r < rows; ++r) {
-                    const Vector tap = Lanes::splat(run + kw + r);
+                    const Vector tap = Lanes::splat(taps + r);
 #pragma GCC unroll 2
                     for (std::size_t v = 0; v < vectors; ++v) {
                         sum[r][v] = Lanes::fma(tap, tap_filters[v], sum[r][v]);

@@ -66,7 +66,7 @@ void elementwise_range(std::size_t begin, std::size_t end, T* out, const F& f) {
 // Elements per task when an elementwise loop is shared among the pool's
 // threads; loops shorter than four chunks stay on the calling thread, where
 // waking the pool would cost more than it saves.
-inline constexpr std::size_t elementwise_chunk = 16384;
+inline constexpr std::size_t elementwise_chunk = 8192;
 
 // range(begin, end) over [0, count) units of `unit_elements` elements each
 // (planes, lines, or single elements): in tasks of about elementwise_chunk

@@ -181,15 +181,28 @@ void multiply_k_block(const Product<T>& product, const PackedB<T>& b, std::size_
     });
 }
 
+// Whether B is already one packed panel: row-major with exactly the kernel's
+// columns, so that any k block of it is laid out as pack_b would copy it.
+template <Element T>
+bool b_is_a_panel(const Product<T>& product) {
+    return product.columns == product.kernel.columns && product.b.column_stride == 1 &&
+           product.b.row_stride == static_cast<std::ptrdiff_t>(product.kernel.columns);
+}
+
 template <Element T>
 void multiply(const Product<T>& product, std::size_t threads) {
     const MicroKernel<T>& kernel = product.kernel;
+    const bool packed_already = b_is_a_panel(product);
     for (std::size_t jc = 0; jc < product.columns; jc += kernel.column_block) {
         const std::size_t nc = std::min(kernel.column_block, product.columns - jc);
         for (std::size_t pc = 0; pc < product.depth; pc += kernel.depth_block) {
             const std::size_t kc = std::min(kernel.depth_block, product.depth - pc);
-            T* packed = pack_buffer<T>(PackSide::B, round_up(nc, kernel.columns) * kc);
-            pack_b(product.b, pc, kc, jc, nc, kernel.columns, packed);
+            const T* packed = product.b.at(pc, jc);
+            if (!packed_already) {
+                T* buffer = pack_buffer<T>(PackSide::B, round_up(nc, kernel.columns) * kc);
+                pack_b(product.b, pc, kc, jc, nc, kernel.columns, buffer);
+                packed = buffer;
+            }
             multiply_k_block(product, PackedB<T>{packed, jc, nc, pc, kc}, threads);
         }
     }

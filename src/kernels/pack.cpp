@@ -32,8 +32,9 @@ private:
     std::size_t capacity_ = 0;
 };
 
-// One panel of A whose rows are contiguous (row-major A): each row is read as
-// one run and scattered down its lane of the panel, so the reads stream
+// One panel of A whose rows are contiguous (row-major A), or of B whose
+// columns are (a transposed B): each row is read as one run and scattered
+// down its lane of the panel, so the reads stream
 // instead of touching `filled` distant rows for every p; with AVX, whole
 // square tiles of rows are transposed in registers first.
 template <Element T>
@@ -142,6 +143,17 @@ template <Element T>
                                  T* out) {
     for (std::size_t panel = 0; panel < columns; panel += panel_columns) {
         const std::size_t filled = std::min(panel_columns, columns - panel);
+        if (b.row_stride == 1 && b.column_stride != 1) {
+            // A transposed B: each column is a run, as each row of a row-major A.
+            pack_rows_of_panel(b.at(depth_first, column_first + panel),
+                               b.column_stride,
+                               filled,
+                               depth,
+                               panel_columns,
+                               out);
+            out += depth * panel_columns;
+            continue;
+        }
         for (std::size_t p = 0; p < depth; ++p) {
             const T* row = b.at(depth_first + p, column_first + panel);
             if (b.column_stride == 1) {
