@@ -132,10 +132,22 @@ TOPOS_LANES_INLINE Result<L> kept_where(typename L::V y, typename L::M inside) {
     return {y, L::both(inside, rounds_certainly<L>(y))};
 }
 
+// Beyond |x| = 700 (infinities too), where a float's exp or sigmoid is long
+// since +0 below and its limit above: `low` for negative x, else `high`.
+template <class L>
+TOPOS_LANES_INLINE typename L::V beyond(typename L::V x, double low, double high) {
+    return L::select(L::lt(x, constant<L>(0.0)), constant<L>(low), constant<L>(high));
+}
+
+// exp: its polynomial for |x| <= 700; +0 below (a causal mask's -inf in a
+// softmax) and +inf above. Only NaN is left to the exact lanes.
 template <class L>
 TOPOS_LANES_INLINE Result<L> exp(typename L::V x) {
-    const auto inside = L::le(L::magnitude(x), constant<L>(700.0));
-    return kept_where<L>(exp_of<L>(L::select(inside, x, constant<L>(0.0))), inside);
+    const auto ax = L::magnitude(x);
+    const auto inside = L::le(ax, constant<L>(700.0));
+    const auto y = exp_of<L>(L::select(inside, x, constant<L>(0.0)));
+    return kept_where<L>(L::select(inside, y, beyond<L>(x, 0.0, scalar::infinity)),
+                         L::le(ax, constant<L>(scalar::infinity)));
 }
 
 // tanh |x| = (1 - e) / (1 + e), e = exp(-2 |x|) (|x| from 20 on gives 1), its
@@ -161,7 +173,8 @@ TOPOS_LANES_INLINE Result<L> sigmoid(typename L::V x) {
     const auto e = exp_of<L>(L::negate(L::select(inside, ax, constant<L>(0.0))));
     const auto s = L::div(one, L::add(one, e));
     const auto y = L::select(L::ge(x, constant<L>(0.0)), s, L::mul(e, s));
-    return kept_where<L>(y, inside);
+    return kept_where<L>(L::select(inside, y, beyond<L>(x, 0.0, 1.0)),
+                         L::le(ax, constant<L>(scalar::infinity)));
 }
 
 // erf |x| = |x| p(x^2) below 1.5 / sqrt 2, 1 - erfc |x| above (1 from 6 on).
