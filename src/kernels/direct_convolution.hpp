@@ -1,10 +1,15 @@
-// The exact direct convolution of windows that step and dilate by 1: for one
-// image, out[p, o] = sum over k of windows[p, k] * matrix[k, o], the taps k =
-// (c, kh, kw) in ascending order, each output from +0 with one fma a term.
-// Those are the exact GEMM's bits for the windows matrix times the matrix, but
-// no windows matrix is built: a register tile of output positions broadcasts
-// each tap straight from the image's zero-padded planes, and the filters of
-// one tap row are vector lanes.
+// The exact direct convolution of windows that step and dilate by 1, and its
+// filter gradient, without a windows matrix.
+//  - Convolution, one image: out[p, o] = sum over k of windows[p, k] *
+//    matrix[k, o], the taps k = (c, kh, kw) ascending. A register tile of
+//    output positions broadcasts each tap straight from the image's
+//    zero-padded planes; the filters of one tap row are vector lanes.
+//  - Filter gradient, a batch: out[k, o] = sum over p of windows[p, k] *
+//    gradient[p, o], the windows p = (n, oh, ow) ascending. A register tile of
+//    taps (whole tap rows of a few channel lines) broadcasts each from the
+//    padded planes; a row of the gradient is vector lanes.
+// Each output starts at +0 and takes one fma a term: the exact GEMM's bits for
+// the windows matrix (or its transpose) times the other operand.
 #pragma once
 
 #include <topos/core/isa.hpp>
@@ -32,6 +37,19 @@ template <Element T>
 using DirectConvolution =
     void (*)(const DirectConvolutionShape& shape, const T* padded, const T* matrix, T* out);
 
+// Reads `padded` (for each of `batch` images, C planes of padded_rows x
+// padded_columns) and the [N*OH*OW, O] row-major gradient; writes the rows of
+// out [C*KH*KW, O] of channel lines [first_line, first_line + lines), a line
+// being the KW taps of one (c, kh).
+template <Element T>
+using DirectFilterGradient = void (*)(const DirectConvolutionShape& shape,
+                                      std::size_t batch,
+                                      const T* padded,
+                                      const T* gradient,
+                                      std::size_t first_line,
+                                      std::size_t lines,
+                                      T* out);
+
 // Elements after the planes that a register tile may read (it computes whole
 // tiles; what it reads there lands only in outputs it does not store).
 inline constexpr std::size_t direct_convolution_slack = 32;
@@ -42,6 +60,11 @@ inline constexpr std::size_t direct_convolution_slack = 32;
 template <Element T>
 DirectConvolution<T> direct_convolution_kernel(Isa isa, std::size_t filters);
 
+// The filter gradient's kernel for `shape` on `isa`, or null: as the
+// convolution's, and only for windows 3 taps wide.
+template <Element T>
+DirectFilterGradient<T> direct_filter_gradient_kernel(Isa isa, const DirectConvolutionShape& shape);
+
 #if defined(__x86_64__)
 // The instruction sets' kernels, or null (direct_convolution_avx2.cpp, _avx512.cpp).
 template <Element T>
@@ -49,6 +72,12 @@ DirectConvolution<T> avx2_direct_convolution(std::size_t filters);
 
 template <Element T>
 DirectConvolution<T> avx512_direct_convolution(std::size_t filters);
+
+template <Element T>
+DirectFilterGradient<T> avx2_direct_filter_gradient(const DirectConvolutionShape& shape);
+
+template <Element T>
+DirectFilterGradient<T> avx512_direct_filter_gradient(const DirectConvolutionShape& shape);
 #endif
 
 }  // namespace topos::detail

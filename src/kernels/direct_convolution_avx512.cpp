@@ -9,6 +9,7 @@
 #include "kernels/micro_kernel.hpp"
 #include <topos/core/tensor.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <immintrin.h>
@@ -39,6 +40,20 @@ DirectConvolution<T> avx512_direct_convolution(std::size_t filters) {
 
 template DirectConvolution<float> avx512_direct_convolution<float>(std::size_t);
 template DirectConvolution<double> avx512_direct_convolution<double>(std::size_t);
+
+template <Element T>
+DirectFilterGradient<T> avx512_direct_filter_gradient(const DirectConvolutionShape& shape) {
+    if constexpr (std::same_as<T, float>) {
+        return direct_filter_gradient_for<FloatLanes, 4, 4>(shape);
+    } else {
+        return direct_filter_gradient_for<DoubleLanes, 4, 4>(shape);
+    }
+}
+
+template DirectFilterGradient<float> avx512_direct_filter_gradient<float>(
+    const DirectConvolutionShape&);
+template DirectFilterGradient<double> avx512_direct_filter_gradient<double>(
+    const DirectConvolutionShape&);
 
 }  // namespace topos::detail
 

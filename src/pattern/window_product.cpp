@@ -17,6 +17,7 @@
 #include "pattern/window_taps.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -52,7 +53,8 @@ std::optional<ImageWindows> windows_matrix(const SpecView& spec, std::uint32_t i
 // Window rows per tile of the forward product, rounded to whole lines.
 constexpr std::size_t rows_per_tile = 256;
 
-// Below this many multiply-adds a direct product runs on the calling thread.
+// Below this many multiply-adds a direct product or filter gradient runs on
+// the calling thread.
 constexpr std::size_t parallel_direct_product = std::size_t{1} << 18;
 
 // Below this many multiply-adds a filter gradient runs on the calling thread.
@@ -112,6 +114,20 @@ void fill_window_columns(const WindowGeometry& g,
     }
 }
 
+// The shape the direct kernels read: unit-step windows over padded planes.
+DirectConvolutionShape direct_shape(const WindowProductGeometry& geometry) {
+    const WindowGeometry& g = geometry.window;
+    const auto [padded_rows, padded_columns] = padded_extent(g);
+    return {g.channels,
+            padded_rows,
+            padded_columns,
+            g.count[0],
+            g.count[1],
+            g.size[0],
+            g.size[1],
+            geometry.columns};
+}
+
 // out [P, O] = windows [P, K] x matrix [K, O] by the direct convolution, an
 // image a task: its planes are padded, then convolved tile by tile.
 template <Element T>
@@ -121,17 +137,9 @@ void direct_product(const WindowProductGeometry& geometry,
                     const T* matrix,
                     T* out) {
     const WindowGeometry& g = geometry.window;
-    const auto [padded_rows, padded_columns] = padded_extent(g);
-    const DirectConvolutionShape shape{g.channels,
-                                       padded_rows,
-                                       padded_columns,
-                                       g.count[0],
-                                       g.count[1],
-                                       g.size[0],
-                                       g.size[1],
-                                       geometry.columns};
+    const DirectConvolutionShape shape = direct_shape(geometry);
     const std::size_t plane = g.extent[0] * g.extent[1];
-    const std::size_t padded_plane = padded_rows * padded_columns;
+    const std::size_t padded_plane = shape.padded_rows * shape.padded_columns;
     auto convolve_image = [&](std::size_t n) {
         thread_local std::vector<T> padded;
         padded.resize(g.channels * padded_plane + direct_convolution_slack);
@@ -162,7 +170,7 @@ void forward_product(const WindowProductGeometry& geometry,
                      const T* matrix,
                      T* out) {
     const WindowGeometry& g = geometry.window;
-    if (unit_steps(g)) {
+    if (unit_steps(g) && geometry.direct) {
         if (const DirectConvolution<T> convolve =
                 direct_convolution_kernel<T>(isa(), geometry.columns)) {
             direct_product(geometry, convolve, image, matrix, out);
@@ -241,8 +249,52 @@ void filter_gradient_of_channels(const WindowProductGeometry& geometry,
     }
 }
 
-// out [K, O] = windows^T [K, P] x gradient [P, O] (a filter gradient). Each
-// thread takes its own channels, so no output's sum is ever split.
+// Every plane of the batch zero-padded, one after another, into `padded`.
+template <Element T>
+void pad_planes(const WindowGeometry& g, const T* image, std::vector<T>& padded) {
+    const std::array<std::size_t, 2> extent = padded_extent(g);
+    const std::size_t padded_plane = extent[0] * extent[1];
+    const std::size_t planes = g.batch * g.channels;
+    padded.resize(planes * padded_plane);
+    for_each_plane(planes, padded_plane, [&](std::size_t p) {
+        pad_plane(g, image + p * g.extent[0] * g.extent[1], padded.data() + p * padded_plane);
+    });
+}
+
+// out [K, O] = windows^T [K, P] x gradient [P, O] by the direct filter
+// gradient: the batch padded once, then each thread its own channel lines.
+template <Element T>
+void direct_transposed_product(const WindowProductGeometry& geometry,
+                               DirectFilterGradient<T> gradient_of,
+                               std::size_t multiply_adds,
+                               const T* image,
+                               const T* gradient,
+                               T* out) {
+    const WindowGeometry& g = geometry.window;
+    thread_local std::vector<T> padded;
+    pad_planes(g, image, padded);
+    const DirectConvolutionShape shape = direct_shape(geometry);
+    const std::size_t lines = g.channels * g.size[0];
+    const std::size_t parts = multiply_adds < parallel_direct_product
+                                  ? 1
+                                  : std::min(lines, ThreadPool::instance().thread_count());
+    const T* planes = padded.data();
+    auto part = [&](std::size_t index) {
+        const std::size_t first = index * lines / parts;
+        const std::size_t end = (index + 1) * lines / parts;
+        gradient_of(shape, g.batch, planes, gradient, first, end - first, out);
+    };
+    if (parts == 1) {
+        part(0);
+        return;
+    }
+    ThreadPool::instance().run(parts, part);
+}
+
+// out [K, O] = windows^T [K, P] x gradient [P, O] (a filter gradient): by the
+// direct kernel where one fits, else the exact GEMM over blocks of windows.
+// Each thread takes its own channels (lines), so no output's sum is ever
+// split.
 template <Element T>
 void transposed_product(const WindowProductGeometry& geometry,
                         const T* image,
@@ -251,6 +303,13 @@ void transposed_product(const WindowProductGeometry& geometry,
     const WindowGeometry& g = geometry.window;
     const std::size_t multiply_adds =
         g.batch * g.outputs() * g.channels * g.taps() * geometry.columns;
+    if (unit_steps(g) && geometry.direct) {
+        if (const DirectFilterGradient<T> gradient_of =
+                direct_filter_gradient_kernel<T>(isa(), direct_shape(geometry))) {
+            direct_transposed_product(geometry, gradient_of, multiply_adds, image, gradient, out);
+            return;
+        }
+    }
     const std::size_t parts = multiply_adds < parallel_filter_gradient
                                   ? 1
                                   : std::min(g.channels, ThreadPool::instance().thread_count());

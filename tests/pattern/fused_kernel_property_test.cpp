@@ -14,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <string>
 
 namespace topos {
 namespace {
@@ -103,8 +104,8 @@ TEST(FusedKernelProperty, DirectConvolutionsReturnTheInterpretersBits) {
 
 // The filter gradient of a convolution, by the WindowProduct row's kernel on
 // the interpreter's operand values, in blocks of the windows matrix of several
-// sizes (each block's product continuing the last's sums): the interpreter's
-// bits.
+// sizes (each block's product continuing the last's sums), and by the direct
+// kernel: the interpreter's bits.
 template <Element T>
 void check_filter_gradient_blocks(const ConvCase& c, std::uint64_t seed) {
     Tape<T> tape;
@@ -128,17 +129,22 @@ void check_filter_gradient_blocks(const ConvCase& c, std::uint64_t seed) {
             inputs.push_back(oracle.of(nodes[input].symbol()).data().data());
         }
         const Tensor<T>& expected = oracle.of(nodes[match.root].symbol());
-        // One line a block, a few lines, and the whole matrix in one block.
+        // One line a block, a few lines, and the whole matrix in one block, on
+        // the exact GEMM; then the direct kernel, where one fits.
         constexpr std::size_t max_block = std::numeric_limits<std::size_t>::max();
-        for (const std::size_t block_elements : {std::size_t{1}, std::size_t{300}, max_block}) {
+        for (const std::size_t block_elements :
+             {std::size_t{1}, std::size_t{300}, max_block, std::size_t{0}}) {
             auto geometry = match.geometry_as<detail::WindowProductGeometry>();
             geometry.block_elements = block_elements;
+            geometry.direct = block_elements == 0;
             match.geometry = geometry;
             std::vector<T> out(expected.elements());
             T* const result = out.data();
             detail::run_match<T>(match, inputs, std::span<T* const>(&result, 1));
             EXPECT_TRUE(bit_equal(Tensor<T>(expected.shape(), out), expected))
-                << c.text() << ", blocks of " << block_elements << " elements";
+                << c.text()
+                << (geometry.direct ? std::string(", direct")
+                                    : ", blocks of " + std::to_string(block_elements));
         }
         ++checked;
     }
