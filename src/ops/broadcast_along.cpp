@@ -16,6 +16,9 @@ Shape infer(const ShapeCheck& check) {
     return check.operand(0).with_axis(broadcast.axis, broadcast.extent);
 }
 
+// Copies shorter than this many elements are loops.
+constexpr std::size_t short_copy = 64;
+
 // `count` repeats of the run `row` of `inner` elements from `out`: one copy,
 // then copies of what is already written, doubling, so that a bias of 8
 // elements spread over 25,088 rows takes a dozen copies, not 25,088.
@@ -28,7 +31,13 @@ void repeat_run(const T* row, std::size_t inner, std::size_t count, T* out) {
     const std::size_t total = inner * count;
     for (std::size_t done = inner; done < total;) {
         const std::size_t more = std::min(done, total - done);
-        std::copy_n(out, more, out + done);
+        if (more < short_copy) {  // a loop: a call would cost more than the copy
+            for (std::size_t i = 0; i < more; ++i) {
+                out[done + i] = out[i];
+            }
+        } else {
+            std::copy_n(out, more, out + done);
+        }
         done += more;
     }
 }
@@ -37,6 +46,14 @@ template <Element T>
 void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const auto& broadcast = node.attributes_as<BroadcastAttributes>();
     const AxisSplit split = split_at(node.shape(), broadcast.axis);
+    if (split.inner == 1) {  // along the last axis: each element fills a run
+        for_each_range(split.outer, split.extent, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t o = begin; o < end; ++o) {
+                std::fill_n(out + o * split.extent, split.extent, operands[0].data[o]);
+            }
+        });
+        return;
+    }
     // Rows (o, a) of `inner` elements, a share of them a task: row (o, a) is
     // row o of the operand.
     for_each_range(

@@ -42,19 +42,46 @@ void sum_contiguous_runs(const T* x, std::size_t runs, std::size_t extent, T* ou
     sum_runs(x, runs, extent, out);
 }
 
+// Row a of `extent` rows of `inner` elements onto partial row a mod 16: each
+// element of a partial row adds its column's terms in ascending order.
+template <Element T>
+void add_rows_to_partials(const T* rows, std::size_t extent, std::size_t inner, T* partials) {
+    for (std::size_t a = 0; a < extent; ++a) {
+        T* partial = partials + (a % summation_lanes) * inner;
+        const T* row = rows + a * inner;
+        for (std::size_t i = 0; i < inner; ++i) {
+            partial[i] += row[i];
+        }
+    }
+}
+
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+// The same loops in AVX2 lanes: each lane one column, so the same additions.
+template <Element T>
+TOPOS_AVX2_FMA_LOOP void add_rows_to_partials_avx2(const T* rows,
+                                                   std::size_t extent,
+                                                   std::size_t inner,
+                                                   T* partials) {
+    add_rows_to_partials(rows, extent, inner, partials);
+}
+#endif
+
 template <Element T>
 void sum_strided(const T* x, AxisSplit split, T* out) {
     thread_local std::vector<T> scratch;
     scratch.resize(summation_lanes * split.inner);
     for (std::size_t o = 0; o < split.outer; ++o) {
         std::fill(scratch.begin(), scratch.end(), T{-0.0});
-        for (std::size_t a = 0; a < split.extent; ++a) {
-            T* partial = scratch.data() + (a % summation_lanes) * split.inner;
-            const T* row = x + (o * split.extent + a) * split.inner;
-            for (std::size_t i = 0; i < split.inner; ++i) {
-                partial[i] += row[i];
-            }
+        const T* rows = x + o * split.extent * split.inner;
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+        if (runs_avx2_fma()) {
+            add_rows_to_partials_avx2(rows, split.extent, split.inner, scratch.data());
+        } else {
+            add_rows_to_partials(rows, split.extent, split.inner, scratch.data());
         }
+#else
+        add_rows_to_partials(rows, split.extent, split.inner, scratch.data());
+#endif
         fold_partials(scratch.data(), split.inner);
         std::copy_n(scratch.data(), split.inner, out + o * split.inner);
     }

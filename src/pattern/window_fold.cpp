@@ -12,6 +12,7 @@
 // exact GEMM (the same products added in the same order, so M's bits), whose
 // rows are the taps of a window row laid out contiguously, and folds them
 // from cache.
+#include "core/thread_pool.hpp"
 #include "kernels/gemm.hpp"
 #include "pattern/catalog.hpp"
 #include "pattern/window_taps.hpp"
@@ -104,6 +105,19 @@ void transposed_taps(const WindowFoldGeometry& geometry,
                  {transposed, signed_size(windows), 0});
 }
 
+// Images a block of the product form takes: about windows_per_product
+// windows' worth, evened out so that the blocks share among the threads in
+// whole rounds of equal blocks.
+std::size_t images_per_block(const WindowGeometry& g) {
+    const std::size_t least = std::max<std::size_t>(1, windows_per_product / g.outputs());
+    const std::size_t threads = ThreadPool::instance().thread_count();
+    std::size_t blocks = (g.batch + least - 1) / least;
+    if (g.batch >= threads) {
+        blocks = (blocks + threads - 1) / threads * threads;
+    }
+    return (g.batch + blocks - 1) / blocks;
+}
+
 // The product form: a block of images at a time, their M^T computed, then
 // each of their planes folded from M^T's rows.
 template <Element T>
@@ -113,7 +127,7 @@ void fold_products(const WindowFoldGeometry& geometry,
     const WindowGeometry& g = geometry.window;
     const std::size_t depth = g.channels * g.taps();
     const std::size_t plane = g.extent[0] * g.extent[1];
-    const std::size_t per_block = std::max<std::size_t>(1, windows_per_product / g.outputs());
+    const std::size_t per_block = images_per_block(g);
     const std::size_t blocks = (g.batch + per_block - 1) / per_block;
     const std::size_t work = per_block * depth * (g.outputs() + geometry.columns);
     for_each_plane(blocks, work, [&](std::size_t block) {

@@ -2,8 +2,8 @@
 // filter-gradient loop run a copy compiled for AVX2 and FMA where the processor
 // has them, split among the library's threads when long. Neither may change a
 // bit: every opcode, the transcendental functions over long float tensors
-// (which the threads share), sums of runs of every length, and a fused
-// convolution's gradients give the portable loops' bits.
+// (which the threads share), sums of runs of every length and down columns,
+// and a fused convolution's gradients give the portable loops' bits.
 #include "support/bit_equal.hpp"
 #include "support/op_specs.hpp"
 #include <topos/autodiff/adjoints.hpp>
@@ -173,6 +173,28 @@ void expect_sums_of_runs_give_the_portable_bits() {
 TEST(VectorLoops, SumsOfContiguousRunsOfEveryLengthGiveThePortableBits) {
     expect_sums_of_runs_give_the_portable_bits<float>();
     expect_sums_of_runs_give_the_portable_bits<double>();
+}
+
+// Sums down the rows of [extent, columns] matrices: each column a strided sum,
+// the columns in lanes.
+template <Element T>
+void expect_sums_down_columns_give_the_portable_bits() {
+    for (const std::size_t columns : {1, 3, 8, 16, 21}) {
+        for (const std::size_t extent : {1, 5, 16, 17, 40, 333}) {
+            Tape<T> tape;
+            const auto x = tape.input(runs_to_sum<T>(extent, columns, extent * columns));
+            const auto down = x.sum(0);
+            const auto network = std::move(tape).into_network();
+            const auto [vector, portable] =
+                on_both_loops([&] { return network.forward(network.parameters(), {}).of(down); });
+            EXPECT_TRUE(bit_equal(vector, portable)) << extent << " rows of " << columns;
+        }
+    }
+}
+
+TEST(VectorLoops, SumsDownColumnsGiveThePortableBits) {
+    expect_sums_down_columns_give_the_portable_bits<float>();
+    expect_sums_down_columns_give_the_portable_bits<double>();
 }
 
 TEST(VectorLoops, FusedConvolutionGradientsGiveThePortableBits) {
