@@ -27,11 +27,14 @@ TOPOS_AVX2 float striped_sum(const float* x, std::size_t count) {
         low = _mm256_add_ps(low, _mm256_loadu_ps(x + first));
         high = _mm256_add_ps(high, _mm256_loadu_ps(x + first + 8));
     }
-    if (first < count) {
+    if (first < count) {  // a short last block; lanes past it would add -0, which changes nothing
         const float* block = x + first;
         const std::size_t left = count - first;
-        low = _mm256_add_ps(low, float_lanes_below(block, 0, left));
-        high = _mm256_add_ps(high, float_lanes_below(block, 8, left));
+        low = _mm256_add_ps(low,
+                            left >= 8 ? _mm256_loadu_ps(block) : float_lanes_below(block, 0, left));
+        if (left > 8) {
+            high = _mm256_add_ps(high, float_lanes_below(block, 8, left));
+        }
     }
     const __m256 eight = _mm256_add_ps(low, high);
     const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
@@ -61,11 +64,13 @@ TOPOS_AVX2 double striped_sum(const double* x, std::size_t count) {
             partials[q] = _mm256_add_pd(partials[q], _mm256_loadu_pd(x + first + 4 * q));
         }
     }
-    if (first < count) {
+    if (first < count) {  // a short last block; lanes past it would add -0, which changes nothing
         const double* block = x + first;
         const std::size_t left = count - first;
-        for (std::size_t q = 0; q < 4; ++q) {
-            partials[q] = _mm256_add_pd(partials[q], double_lanes_below(block, 4 * q, left));
+        for (std::size_t q = 0; 4 * q < left; ++q) {
+            const __m256d terms = 4 * q + 4 <= left ? _mm256_loadu_pd(block + 4 * q)
+                                                    : double_lanes_below(block, 4 * q, left);
+            partials[q] = _mm256_add_pd(partials[q], terms);
         }
     }
     const __m256d eight_low = _mm256_add_pd(partials[0], partials[2]);
@@ -76,13 +81,38 @@ TOPOS_AVX2 double striped_sum(const double* x, std::size_t count) {
     return _mm_cvtsd_f64(one);
 }
 
+// Four runs of 4 floats at once, a run a lane: term a goes to partial a (-0 +
+// term), and the partials fold in halves as striped_sum's do. Partials 4 ..
+// 15 are -0, and the folds by 8 and 4 that add them leave every partial as it
+// is (-0 + term is never +0 rounding down, and x + -0 is x otherwise), so
+// they are left out. The runs, the rows of a 4 x 4 tile, are transposed so
+// that partial a of every run is one vector.
+TOPOS_AVX2 void four_runs_of_four(const float* x, float* out) {
+    __m128 partial[4] = {
+        _mm_loadu_ps(x), _mm_loadu_ps(x + 4), _mm_loadu_ps(x + 8), _mm_loadu_ps(x + 12)};
+    _MM_TRANSPOSE4_PS(partial[0], partial[1], partial[2], partial[3]);
+    const __m128 negative_zero = _mm_set1_ps(-0.0f);
+    for (__m128& p : partial) {
+        p = _mm_add_ps(negative_zero, p);
+    }
+    partial[0] = _mm_add_ps(partial[0], partial[2]);
+    partial[1] = _mm_add_ps(partial[1], partial[3]);
+    _mm_storeu_ps(out, _mm_add_ps(partial[0], partial[1]));
+}
+
 }  // namespace
 
 TOPOS_AVX2 void striped_sums_avx2(const float* x,
                                   std::size_t runs,
                                   std::size_t extent,
                                   float* out) {
-    for (std::size_t o = 0; o < runs; ++o) {
+    std::size_t o = 0;
+    if (extent == 4) {
+        for (; o + 4 <= runs; o += 4) {
+            four_runs_of_four(x + o * 4, out + o);
+        }
+    }
+    for (; o < runs; ++o) {
         out[o] = striped_sum(x + o * extent, extent);
     }
 }
