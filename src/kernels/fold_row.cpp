@@ -75,9 +75,108 @@ TOPOS_AVX512 void fold_row_double(const FoldRowShape& s,
         }
     }
 }
+
+// The image's rows while a plane is folded, a vector each: full-width loads
+// and stores, which the processor forwards, where a masked store and the
+// masked load after it would stall.
+inline constexpr std::size_t most_plane_rows = 32;
+
+TOPOS_AVX512 void fold_plane_float(const FoldPlaneShape& s,
+                                   const float* taps,
+                                   std::size_t stride,
+                                   float* out) {
+    const FoldRowShape& r = s.row;
+    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __mmask16 columns = first_lanes(r.windows);
+    const __mmask16 image = first_lanes(r.width);
+    const __m512i from_padded = _mm512_add_epi32(lane, _mm512_set1_epi32(int(r.pad_left)));
+    alignas(64) float rows[most_plane_rows][16];
+    for (std::size_t y = 0; y < s.image_rows; ++y) {
+        _mm512_store_ps(rows[y], _mm512_setzero_ps());
+    }
+    for (std::size_t oh = 0; oh < s.rows; ++oh) {
+        for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
+            const std::size_t y = oh + kh;
+            if (y < s.pad_top || y - s.pad_top >= s.image_rows) {
+                continue;
+            }
+            __m512 sums = _mm512_setzero_ps();
+            for (std::size_t kw = r.kernel_columns; kw-- > 0;) {
+                const float* column = taps + (kh * r.kernel_columns + kw) * stride + oh * r.windows;
+                const __mmask16 reached = static_cast<__mmask16>(columns << kw);
+                const __m512i from_column = _mm512_sub_epi32(lane, _mm512_set1_epi32(int(kw)));
+                const __m512 shifted = _mm512_maskz_permutexvar_ps(
+                    reached, from_column, _mm512_maskz_loadu_ps(columns, column));
+                sums = _mm512_mask_add_ps(sums, reached, sums, shifted);
+            }
+            float* row = rows[y - s.pad_top];
+            const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
+            _mm512_store_ps(row, _mm512_add_ps(_mm512_load_ps(row), onto));
+        }
+    }
+    for (std::size_t y = 0; y < s.image_rows; ++y) {
+        _mm512_mask_storeu_ps(out + y * r.width, image, _mm512_load_ps(rows[y]));
+    }
+}
+
+TOPOS_AVX512 void fold_plane_double(const FoldPlaneShape& s,
+                                    const double* taps,
+                                    std::size_t stride,
+                                    double* out) {
+    const FoldRowShape& r = s.row;
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const auto columns = static_cast<__mmask8>(first_lanes(r.windows));
+    const auto image = static_cast<__mmask8>(first_lanes(r.width));
+    const __m512i from_padded =
+        _mm512_add_epi64(lane, _mm512_set1_epi64(static_cast<long long>(r.pad_left)));
+    alignas(64) double rows[most_plane_rows][8];
+    for (std::size_t y = 0; y < s.image_rows; ++y) {
+        _mm512_store_pd(rows[y], _mm512_setzero_pd());
+    }
+    for (std::size_t oh = 0; oh < s.rows; ++oh) {
+        for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
+            const std::size_t y = oh + kh;
+            if (y < s.pad_top || y - s.pad_top >= s.image_rows) {
+                continue;
+            }
+            __m512d sums = _mm512_setzero_pd();
+            for (std::size_t kw = r.kernel_columns; kw-- > 0;) {
+                const double* column =
+                    taps + (kh * r.kernel_columns + kw) * stride + oh * r.windows;
+                const auto reached = static_cast<__mmask8>(columns << kw);
+                const __m512i from_column =
+                    _mm512_sub_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kw)));
+                const __m512d shifted = _mm512_maskz_permutexvar_pd(
+                    reached, from_column, _mm512_maskz_loadu_pd(columns, column));
+                sums = _mm512_mask_add_pd(sums, reached, sums, shifted);
+            }
+            double* row = rows[y - s.pad_top];
+            const __m512d onto = _mm512_maskz_permutexvar_pd(image, from_padded, sums);
+            _mm512_store_pd(row, _mm512_add_pd(_mm512_load_pd(row), onto));
+        }
+    }
+    for (std::size_t y = 0; y < s.image_rows; ++y) {
+        _mm512_mask_storeu_pd(out + y * r.width, image, _mm512_load_pd(rows[y]));
+    }
+}
 #endif
 
 }  // namespace
+
+template <Element T>
+FoldPlane<T> fold_plane_kernel([[maybe_unused]] Isa isa,
+                               [[maybe_unused]] const FoldPlaneShape& shape) {
+#if defined(TOPOS_FOLD_ROW_LANES)
+    if (fold_row_kernel<T>(isa, shape.row) != nullptr && shape.image_rows <= most_plane_rows) {
+        if constexpr (sizeof(T) == 4) {
+            return fold_plane_float;
+        } else {
+            return fold_plane_double;
+        }
+    }
+#endif
+    return nullptr;
+}
 
 template <Element T>
 FoldRow<T> fold_row_kernel([[maybe_unused]] Isa isa, [[maybe_unused]] const FoldRowShape& shape) {
@@ -99,5 +198,7 @@ FoldRow<T> fold_row_kernel([[maybe_unused]] Isa isa, [[maybe_unused]] const Fold
 
 template FoldRow<float> fold_row_kernel<float>(Isa, const FoldRowShape&);
 template FoldRow<double> fold_row_kernel<double>(Isa, const FoldRowShape&);
+template FoldPlane<float> fold_plane_kernel<float>(Isa, const FoldPlaneShape&);
+template FoldPlane<double> fold_plane_kernel<double>(Isa, const FoldPlaneShape&);
 
 }  // namespace topos::detail

@@ -34,4 +34,25 @@ using FoldRow =
 template <Element T>
 FoldRow<T> fold_row_kernel(Isa isa, const FoldRowShape& shape);
 
+// Every row of windows of one plane folded onto the image: window rows oh =
+// 0 .. rows - 1, tap (kh, kw) of window (oh, ow) at taps[(kh * KW + kw) *
+// stride + oh * windows + ow], onto image row oh + kh - pad_top where that
+// lies in [0, image_rows). The image's rows are written whole: each is +0 plus
+// its tap rows' sums over ascending oh, as fold_window_row adds them onto a
+// zeroed plane; the sums are held in vectors meanwhile, not in the image.
+struct FoldPlaneShape {
+    FoldRowShape row;
+    std::size_t rows;        // window rows
+    std::size_t pad_top;     // padding above the image's first row
+    std::size_t image_rows;  // the image's rows
+};
+
+template <Element T>
+using FoldPlane = void (*)(const FoldPlaneShape& shape, const T* taps, std::size_t stride, T* out);
+
+// The plane kernel for `shape` on `isa`, or null: where fold_row_kernel has a
+// kernel for its rows, and the image has at most 32 rows.
+template <Element T>
+FoldPlane<T> fold_plane_kernel(Isa isa, const FoldPlaneShape& shape);
+
 }  // namespace topos::detail

@@ -142,12 +142,8 @@ void fold_products(const WindowFoldGeometry& geometry,
         for (std::size_t image = 0; image < count; ++image) {
             for (std::size_t c = 0; c < g.channels; ++c) {
                 T* out = result + ((first + image) * g.channels + c) * plane;
-                zero_short(out, plane);
                 const T* taps = transposed + c * g.taps() * windows + image * g.outputs();
-                for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
-                    fold_window_row(
-                        g, geometry.folded_width, oh, taps + oh * g.count[1], windows, line, out);
-                }
+                fold_window_plane(g, geometry.folded_width, taps, windows, line, out);
             }
         }
     });

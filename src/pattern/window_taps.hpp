@@ -269,6 +269,33 @@ void fold_window_row(const WindowGeometry& g,
     }
 }
 
+// Every row of windows of one plane summed back onto it, as fold_window_row
+// does row after row onto the zeroed plane: tap (kh, kw) of window (oh, ow)
+// at taps[(kh * size[1] + kw) * stride + oh * count[1] + ow]. By the plane
+// kernel of kernels/fold_row.hpp where one fits.
+template <Element T>
+void fold_window_plane(const WindowGeometry& g,
+                       std::size_t folded_width,
+                       const T* taps,
+                       std::size_t stride,
+                       T* line,
+                       T* out) {
+    if (unit_steps(g)) {
+        const FoldPlaneShape shape{{g.count[1], g.size[0], g.size[1], g.pad_before[1], g.extent[1]},
+                                   g.count[0],
+                                   g.pad_before[0],
+                                   g.extent[0]};
+        if (const FoldPlane<T> fold = fold_plane_kernel<T>(isa(), shape)) {
+            fold(shape, taps, stride, out);
+            return;
+        }
+    }
+    zero_short(out, g.extent[0] * g.extent[1]);
+    for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
+        fold_window_row(g, folded_width, oh, taps + oh * g.count[1], stride, line, out);
+    }
+}
+
 // Calls plane(p) for every plane p < planes, shared among the pool's threads
 // when there is enough work (`elements` per plane); each plane is computed
 // alone, so the split changes no bit.

@@ -1,8 +1,9 @@
-// The vector fold of a row of window taps gives the scalar fold's bits: along
-// W each position adds its taps over kw descending from +0, then each image
-// row adds its tap row's sums. Rows up to a whole vector, kernels of 1 to 5
-// columns, left padding, rows in padding (null), float and double, signed
-// zeros; and the kernel is offered only where a row fits in a vector.
+// The vector folds of a row of window taps, and of a plane's rows, give the
+// scalar fold's bits: along W each position adds its taps over kw descending
+// from +0, then each image row adds its tap rows' sums. Rows up to a whole
+// vector, kernels of 1 to 5 columns, padding, rows in padding, float and
+// double, signed zeros; and the kernel is offered only where a row fits in a
+// vector.
 #include "kernels/fold_row.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -109,6 +111,65 @@ TYPED_TEST(FoldRow, RandomRowsGiveTheScalarFoldsBits) {
     }
     if (folded_rows == 0) {
         GTEST_SKIP() << "no vector fold on this processor";
+    }
+}
+
+// A plane folded row after row onto zeros by the scalar fold, and by the
+// plane kernel.
+TYPED_TEST(FoldRow, RandomPlanesGiveTheScalarFoldsBits) {
+    using T = TypeParam;
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    std::mt19937 generator(5);
+    std::normal_distribution<T> normal(0, 1);
+    const auto pick = [&](std::size_t low, std::size_t high) {
+        return std::uniform_int_distribution<std::size_t>(low, high)(generator);
+    };
+    for (int trial = 0; trial < 200; ++trial) {
+        detail::FoldPlaneShape s{};
+        FoldRowShape& r = s.row;
+        r.kernel_columns = pick(1, 5);
+        r.windows = pick(1, lanes + 1 - r.kernel_columns);
+        r.kernel_rows = pick(1, 4);
+        const std::size_t folded = r.windows + r.kernel_columns - 1;
+        r.pad_left = pick(0, std::min<std::size_t>(2, folded - 1));
+        r.width = pick(1, folded - r.pad_left);
+        s.rows = pick(1, 9);
+        const std::size_t folded_rows = s.rows + r.kernel_rows - 1;
+        s.pad_top = pick(0, std::min<std::size_t>(2, folded_rows - 1));
+        s.image_rows = pick(1, std::min<std::size_t>(32, folded_rows - s.pad_top));
+        const std::size_t stride = s.rows * r.windows + pick(0, 3);
+        std::vector<T> taps(r.kernel_rows * r.kernel_columns * stride);
+        for (T& tap : taps) {
+            tap = generator() % 5 == 0 ? -T{0} : normal(generator);
+        }
+        std::vector<T> expected(s.image_rows * r.width, T{0});
+        for (std::size_t oh = 0; oh < s.rows; ++oh) {
+            std::array<T*, 4> rows{};
+            for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
+                const std::size_t y = oh + kh;
+                const bool inside = y >= s.pad_top && y - s.pad_top < s.image_rows;
+                rows[kh] = inside ? expected.data() + (y - s.pad_top) * r.width : nullptr;
+            }
+            scalar_fold(r, taps.data() + oh * r.windows, stride, rows.data());
+        }
+        for (const Isa isa : supported_isas()) {
+            const detail::FoldPlane<T> fold = detail::fold_plane_kernel<T>(isa, s);
+            if (fold == nullptr) {
+                continue;
+            }
+            SCOPED_TRACE(std::string(name_of(isa)) + ": " + std::to_string(s.rows) + " rows of " +
+                         std::to_string(r.windows) + " windows, kernel " +
+                         std::to_string(r.kernel_rows) + " x " + std::to_string(r.kernel_columns) +
+                         ", image " + std::to_string(s.image_rows) + " x " +
+                         std::to_string(r.width));
+            std::vector<T> actual(expected.size(), std::numeric_limits<T>::quiet_NaN());
+            fold(s, taps.data(), stride, actual.data());
+            for (std::size_t i = 0; i < actual.size(); ++i) {
+                ASSERT_EQ(std::bit_cast<Bits>(actual[i]), std::bit_cast<Bits>(expected[i]))
+                    << "element " << i;
+            }
+        }
     }
 }
 
