@@ -42,15 +42,25 @@ void sum_contiguous_runs(const T* x, std::size_t runs, std::size_t extent, T* ou
     sum_runs(x, runs, extent, out);
 }
 
-// Row a of `extent` rows of `inner` elements onto partial row a mod 16: each
-// element of a partial row adds its column's terms in ascending order.
+// Partial rows [first_lane, end_lane) of the 16: row a of `extent` rows of
+// `inner` elements goes onto partial row a mod 16, so each element of a
+// partial row adds its column's terms in ascending order. The partial rows
+// are independent chains: threads may take different ones.
 template <Element T>
-void add_rows_to_partials(const T* rows, std::size_t extent, std::size_t inner, T* partials) {
-    for (std::size_t a = 0; a < extent; ++a) {
-        T* partial = partials + (a % summation_lanes) * inner;
-        const T* row = rows + a * inner;
-        for (std::size_t i = 0; i < inner; ++i) {
-            partial[i] += row[i];
+void add_rows_to_partials(const T* rows,
+                          std::size_t extent,
+                          std::size_t inner,
+                          std::size_t first_lane,
+                          std::size_t end_lane,
+                          T* partials) {
+    for (std::size_t base = 0; base < extent; base += summation_lanes) {
+        const std::size_t end = std::min(end_lane, extent - base);
+        for (std::size_t lane = first_lane; lane < end; ++lane) {
+            T* partial = partials + lane * inner;
+            const T* row = rows + (base + lane) * inner;
+            for (std::size_t i = 0; i < inner; ++i) {
+                partial[i] += row[i];
+            }
         }
     }
 }
@@ -61,29 +71,54 @@ template <Element T>
 TOPOS_AVX2_FMA_LOOP void add_rows_to_partials_avx2(const T* rows,
                                                    std::size_t extent,
                                                    std::size_t inner,
+                                                   std::size_t first_lane,
+                                                   std::size_t end_lane,
                                                    T* partials) {
-    add_rows_to_partials(rows, extent, inner, partials);
+    add_rows_to_partials(rows, extent, inner, first_lane, end_lane, partials);
 }
 #endif
+
+template <Element T>
+void add_lanes(
+    const T* rows, AxisSplit split, std::size_t first_lane, std::size_t end_lane, T* partials) {
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    if (runs_avx2_fma()) {
+        add_rows_to_partials_avx2(rows, split.extent, split.inner, first_lane, end_lane, partials);
+        return;
+    }
+#endif
+    add_rows_to_partials(rows, split.extent, split.inner, first_lane, end_lane, partials);
+}
+
+// Sums of this many terms or more share their 16 partial rows among the
+// threads.
+constexpr std::size_t parallel_strided_sum = 4 * elementwise_chunk;
 
 template <Element T>
 void sum_strided(const T* x, AxisSplit split, T* out) {
     thread_local std::vector<T> scratch;
     scratch.resize(summation_lanes * split.inner);
+    T* partials = scratch.data();
+    const std::size_t parts =
+        split.extent * split.inner < parallel_strided_sum
+            ? 1
+            : std::min(summation_lanes, ThreadPool::instance().thread_count());
     for (std::size_t o = 0; o < split.outer; ++o) {
         std::fill(scratch.begin(), scratch.end(), T{-0.0});
         const T* rows = x + o * split.extent * split.inner;
-#if defined(TOPOS_HAS_AVX2_LOOPS)
-        if (runs_avx2_fma()) {
-            add_rows_to_partials_avx2(rows, split.extent, split.inner, scratch.data());
+        if (parts == 1) {
+            add_lanes(rows, split, 0, summation_lanes, partials);
         } else {
-            add_rows_to_partials(rows, split.extent, split.inner, scratch.data());
+            ThreadPool::instance().run(parts, [&](std::size_t part) {
+                add_lanes(rows,
+                          split,
+                          part * summation_lanes / parts,
+                          (part + 1) * summation_lanes / parts,
+                          partials);
+            });
         }
-#else
-        add_rows_to_partials(rows, split.extent, split.inner, scratch.data());
-#endif
-        fold_partials(scratch.data(), split.inner);
-        std::copy_n(scratch.data(), split.inner, out + o * split.inner);
+        fold_partials(partials, split.inner);
+        std::copy_n(partials, split.inner, out + o * split.inner);
     }
 }
 
