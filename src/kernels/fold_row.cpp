@@ -1,7 +1,7 @@
-// The AVX-512 fold of a row of window taps: a tap row's sums live in one
-// register; each tap column is loaded once and moved to its positions by a
-// lane permutation, then added under a mask, so nothing is stored and reloaded
-// at a shifted address between the kw steps.
+// The AVX-512 folds of window taps, a row of windows or a whole plane: a tap
+// row's sums live in one register; each tap column is loaded once and moved to
+// its positions by a lane permutation, then added under a mask, so nothing is
+// stored and reloaded at a shifted address between the kw steps.
 #include "kernels/fold_row.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -22,24 +22,49 @@ TOPOS_AVX512 __mmask16 first_lanes(std::size_t count) {
     return static_cast<__mmask16>((std::uint32_t{1} << count) - 1);
 }
 
+// Tap row kh's sums along W, a position a lane: over kw descending, each tap
+// column (taps + (kh * KW + kw) * stride) moved to positions kw .. kw +
+// windows - 1 and added there, from +0.
+TOPOS_AVX512 __m512 tap_row_sums(
+    const FoldRowShape& s, const float* taps, std::size_t stride, std::size_t kh, __m512i lane) {
+    const __mmask16 columns = first_lanes(s.windows);
+    __m512 sums = _mm512_setzero_ps();
+    for (std::size_t kw = s.kernel_columns; kw-- > 0;) {
+        const float* column = taps + (kh * s.kernel_columns + kw) * stride;
+        const auto reached = static_cast<__mmask16>(columns << kw);
+        const __m512i from_column = _mm512_sub_epi32(lane, _mm512_set1_epi32(int(kw)));
+        const __m512 shifted = _mm512_maskz_permutexvar_ps(
+            reached, from_column, _mm512_maskz_loadu_ps(columns, column));
+        sums = _mm512_mask_add_ps(sums, reached, sums, shifted);
+    }
+    return sums;
+}
+
+TOPOS_AVX512 __m512d tap_row_sums(
+    const FoldRowShape& s, const double* taps, std::size_t stride, std::size_t kh, __m512i lane) {
+    const auto columns = static_cast<__mmask8>(first_lanes(s.windows));
+    __m512d sums = _mm512_setzero_pd();
+    for (std::size_t kw = s.kernel_columns; kw-- > 0;) {
+        const double* column = taps + (kh * s.kernel_columns + kw) * stride;
+        const auto reached = static_cast<__mmask8>(columns << kw);
+        const __m512i from_column =
+            _mm512_sub_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kw)));
+        const __m512d shifted = _mm512_maskz_permutexvar_pd(
+            reached, from_column, _mm512_maskz_loadu_pd(columns, column));
+        sums = _mm512_mask_add_pd(sums, reached, sums, shifted);
+    }
+    return sums;
+}
+
 TOPOS_AVX512 void fold_row_float(const FoldRowShape& s,
                                  const float* taps,
                                  std::size_t stride,
                                  float* const* rows) {
     const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    const __mmask16 columns = first_lanes(s.windows);
     const __mmask16 image = first_lanes(s.width);
     const __m512i from_padded = _mm512_add_epi32(lane, _mm512_set1_epi32(int(s.pad_left)));
     for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
-        __m512 sums = _mm512_setzero_ps();
-        for (std::size_t kw = s.kernel_columns; kw-- > 0;) {
-            const float* column = taps + (kh * s.kernel_columns + kw) * stride;
-            const __mmask16 reached = static_cast<__mmask16>(columns << kw);
-            const __m512i from_column = _mm512_sub_epi32(lane, _mm512_set1_epi32(int(kw)));
-            const __m512 shifted = _mm512_maskz_permutexvar_ps(
-                reached, from_column, _mm512_maskz_loadu_ps(columns, column));
-            sums = _mm512_mask_add_ps(sums, reached, sums, shifted);
-        }
+        const __m512 sums = tap_row_sums(s, taps, stride, kh, lane);
         if (float* row = rows[kh]) {
             const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
             _mm512_mask_storeu_ps(
@@ -53,21 +78,11 @@ TOPOS_AVX512 void fold_row_double(const FoldRowShape& s,
                                   std::size_t stride,
                                   double* const* rows) {
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const auto columns = static_cast<__mmask8>(first_lanes(s.windows));
     const auto image = static_cast<__mmask8>(first_lanes(s.width));
     const __m512i from_padded =
         _mm512_add_epi64(lane, _mm512_set1_epi64(static_cast<long long>(s.pad_left)));
     for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
-        __m512d sums = _mm512_setzero_pd();
-        for (std::size_t kw = s.kernel_columns; kw-- > 0;) {
-            const double* column = taps + (kh * s.kernel_columns + kw) * stride;
-            const auto reached = static_cast<__mmask8>(columns << kw);
-            const __m512i from_column =
-                _mm512_sub_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kw)));
-            const __m512d shifted = _mm512_maskz_permutexvar_pd(
-                reached, from_column, _mm512_maskz_loadu_pd(columns, column));
-            sums = _mm512_mask_add_pd(sums, reached, sums, shifted);
-        }
+        const __m512d sums = tap_row_sums(s, taps, stride, kh, lane);
         if (double* row = rows[kh]) {
             const __m512d onto = _mm512_maskz_permutexvar_pd(image, from_padded, sums);
             _mm512_mask_storeu_pd(
@@ -87,7 +102,6 @@ TOPOS_AVX512 void fold_plane_float(const FoldPlaneShape& s,
                                    float* out) {
     const FoldRowShape& r = s.row;
     const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    const __mmask16 columns = first_lanes(r.windows);
     const __mmask16 image = first_lanes(r.width);
     const __m512i from_padded = _mm512_add_epi32(lane, _mm512_set1_epi32(int(r.pad_left)));
     alignas(64) float rows[most_plane_rows][16];
@@ -100,15 +114,7 @@ TOPOS_AVX512 void fold_plane_float(const FoldPlaneShape& s,
             if (y < s.pad_top || y - s.pad_top >= s.image_rows) {
                 continue;
             }
-            __m512 sums = _mm512_setzero_ps();
-            for (std::size_t kw = r.kernel_columns; kw-- > 0;) {
-                const float* column = taps + (kh * r.kernel_columns + kw) * stride + oh * r.windows;
-                const __mmask16 reached = static_cast<__mmask16>(columns << kw);
-                const __m512i from_column = _mm512_sub_epi32(lane, _mm512_set1_epi32(int(kw)));
-                const __m512 shifted = _mm512_maskz_permutexvar_ps(
-                    reached, from_column, _mm512_maskz_loadu_ps(columns, column));
-                sums = _mm512_mask_add_ps(sums, reached, sums, shifted);
-            }
+            const __m512 sums = tap_row_sums(r, taps + oh * r.windows, stride, kh, lane);
             float* row = rows[y - s.pad_top];
             const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
             _mm512_store_ps(row, _mm512_add_ps(_mm512_load_ps(row), onto));
@@ -125,7 +131,6 @@ TOPOS_AVX512 void fold_plane_double(const FoldPlaneShape& s,
                                     double* out) {
     const FoldRowShape& r = s.row;
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const auto columns = static_cast<__mmask8>(first_lanes(r.windows));
     const auto image = static_cast<__mmask8>(first_lanes(r.width));
     const __m512i from_padded =
         _mm512_add_epi64(lane, _mm512_set1_epi64(static_cast<long long>(r.pad_left)));
@@ -139,17 +144,7 @@ TOPOS_AVX512 void fold_plane_double(const FoldPlaneShape& s,
             if (y < s.pad_top || y - s.pad_top >= s.image_rows) {
                 continue;
             }
-            __m512d sums = _mm512_setzero_pd();
-            for (std::size_t kw = r.kernel_columns; kw-- > 0;) {
-                const double* column =
-                    taps + (kh * r.kernel_columns + kw) * stride + oh * r.windows;
-                const auto reached = static_cast<__mmask8>(columns << kw);
-                const __m512i from_column =
-                    _mm512_sub_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kw)));
-                const __m512d shifted = _mm512_maskz_permutexvar_pd(
-                    reached, from_column, _mm512_maskz_loadu_pd(columns, column));
-                sums = _mm512_mask_add_pd(sums, reached, sums, shifted);
-            }
+            const __m512d sums = tap_row_sums(r, taps + oh * r.windows, stride, kh, lane);
             double* row = rows[y - s.pad_top];
             const __m512d onto = _mm512_maskz_permutexvar_pd(image, from_padded, sums);
             _mm512_store_pd(row, _mm512_add_pd(_mm512_load_pd(row), onto));
