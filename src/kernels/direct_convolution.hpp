@@ -30,9 +30,10 @@ struct DirectConvolutionShape {
     std::size_t filters;         // O: columns of the matrix and of out
 };
 
-// Reads `padded` (C planes of padded_rows x padded_columns, then
-// direct_convolution_slack zeroed elements) and the [C*KH*KW, O] row-major
-// matrix; writes out [OH*OW, O], row-major.
+// Reads `padded` (C planes of padded_rows x padded_columns, then at least
+// direct_convolution_slack readable elements: zeros, or the next image's
+// planes) and the [C*KH*KW, O] row-major matrix; writes out [OH*OW, O],
+// row-major.
 template <Element T>
 using DirectConvolution =
     void (*)(const DirectConvolutionShape& shape, const T* padded, const T* matrix, T* out);

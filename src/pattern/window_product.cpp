@@ -128,8 +128,27 @@ DirectConvolutionShape direct_shape(const WindowProductGeometry& geometry) {
             geometry.columns};
 }
 
-// out [P, O] = windows [P, K] x matrix [K, O] by the direct convolution, an
-// image a task: its planes are padded, then convolved tile by tile.
+// Every plane of the batch zero-padded, one after another, into `padded`,
+// then `slack` zeroed elements.
+template <Element T>
+void pad_planes(const WindowGeometry& g,
+                const T* image,
+                std::size_t slack,
+                std::vector<T>& padded) {
+    const std::array<std::size_t, 2> extent = padded_extent(g);
+    const std::size_t padded_plane = extent[0] * extent[1];
+    const std::size_t planes = g.batch * g.channels;
+    padded.resize(planes * padded_plane + slack);
+    for_each_plane(planes, padded_plane, [&](std::size_t p) {
+        pad_plane(g, image + p * g.extent[0] * g.extent[1], padded.data() + p * padded_plane);
+    });
+    std::fill_n(padded.data() + planes * padded_plane, slack, T{0});
+}
+
+// out [P, O] = windows [P, K] x matrix [K, O] by the direct convolution: the
+// batch padded once, then an image a task. A tile that runs past an image's
+// planes reads the next image's (or the slack after the last), only into
+// positions it does not store.
 template <Element T>
 void direct_product(const WindowProductGeometry& geometry,
                     DirectConvolution<T> convolve,
@@ -138,16 +157,13 @@ void direct_product(const WindowProductGeometry& geometry,
                     T* out) {
     const WindowGeometry& g = geometry.window;
     const DirectConvolutionShape shape = direct_shape(geometry);
-    const std::size_t plane = g.extent[0] * g.extent[1];
-    const std::size_t padded_plane = shape.padded_rows * shape.padded_columns;
+    thread_local std::vector<T> padded;
+    pad_planes(g, image, direct_convolution_slack, padded);
+    const T* planes = padded.data();
+    const std::size_t padded_image = g.channels * shape.padded_rows * shape.padded_columns;
     auto convolve_image = [&](std::size_t n) {
-        thread_local std::vector<T> padded;
-        padded.resize(g.channels * padded_plane + direct_convolution_slack);
-        for (std::size_t c = 0; c < g.channels; ++c) {
-            pad_plane(g, image + (n * g.channels + c) * plane, padded.data() + c * padded_plane);
-        }
-        std::fill_n(padded.data() + g.channels * padded_plane, direct_convolution_slack, T{0});
-        convolve(shape, padded.data(), matrix, out + n * g.outputs() * geometry.columns);
+        convolve(
+            shape, planes + n * padded_image, matrix, out + n * g.outputs() * geometry.columns);
     };
     const std::size_t multiply_adds =
         g.batch * g.outputs() * g.channels * g.taps() * geometry.columns;
@@ -249,18 +265,6 @@ void filter_gradient_of_channels(const WindowProductGeometry& geometry,
     }
 }
 
-// Every plane of the batch zero-padded, one after another, into `padded`.
-template <Element T>
-void pad_planes(const WindowGeometry& g, const T* image, std::vector<T>& padded) {
-    const std::array<std::size_t, 2> extent = padded_extent(g);
-    const std::size_t padded_plane = extent[0] * extent[1];
-    const std::size_t planes = g.batch * g.channels;
-    padded.resize(planes * padded_plane);
-    for_each_plane(planes, padded_plane, [&](std::size_t p) {
-        pad_plane(g, image + p * g.extent[0] * g.extent[1], padded.data() + p * padded_plane);
-    });
-}
-
 // out [K, O] = windows^T [K, P] x gradient [P, O] by the direct filter
 // gradient: the batch padded once, then each thread its own channel lines.
 template <Element T>
@@ -272,7 +276,7 @@ void direct_transposed_product(const WindowProductGeometry& geometry,
                                T* out) {
     const WindowGeometry& g = geometry.window;
     thread_local std::vector<T> padded;
-    pad_planes(g, image, padded);
+    pad_planes(g, image, 0, padded);
     const DirectConvolutionShape shape = direct_shape(geometry);
     const std::size_t lines = g.channels * g.size[0];
     const std::size_t parts = multiply_adds < parallel_direct_product
