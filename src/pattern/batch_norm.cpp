@@ -145,6 +145,15 @@ Layout layout_of(const Shape& shape) {
     return {shape[0], shape[1], rest};
 }
 
+// out[c] = the striped sum over n of the plane sums partial[n * C + c].
+template <Element T>
+void reduce_over_batch(const Layout& l, const std::vector<T>& partial, T* out) {
+    for (std::size_t c = 0; c < l.channels; ++c) {
+        out[c] =
+            striped_sum<T>(l.batch, [&](std::size_t n) { return partial[n * l.channels + c]; });
+    }
+}
+
 // channel_sums of term(plane, i) over element i of plane (n, c): the Sums
 // along axes rank-1 ... 2, each striped along its axis, then the striped Sum
 // along axis 0. Terms are computed as the first reduction reads them, so only
@@ -162,6 +171,12 @@ void channel_sums(const Shape& shape, Term term, T* out) {
         return;
     }
     thread_local std::vector<T> partial;
+    if (l.rest == 0) {
+        // Planes without elements: each plane's sum is the empty sum.
+        partial.assign(planes, striped_sum<T>(0, [](std::size_t) { return T{0}; }));
+        reduce_over_batch(l, partial, out);
+        return;
+    }
     const std::size_t last = shape[shape.rank() - 1];
     partial.resize(planes * l.rest / last);
     for (std::size_t row = 0; row < partial.size(); ++row) {
@@ -178,10 +193,7 @@ void channel_sums(const Shape& shape, Term term, T* out) {
         }
         partial.resize(rows);
     }
-    for (std::size_t c = 0; c < l.channels; ++c) {
-        out[c] =
-            striped_sum<T>(l.batch, [&](std::size_t n) { return partial[n * l.channels + c]; });
-    }
+    reduce_over_batch(l, partial, out);
 }
 
 // The batch's own statistics: the mean and the variance as channel sums of

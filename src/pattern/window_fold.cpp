@@ -156,6 +156,10 @@ void window_fold_kernel(const Match& match,
                         std::span<const T* const> inputs,
                         std::span<T* const> results) {
     const auto& geometry = match.geometry_as<WindowFoldGeometry>();
+    const WindowGeometry& window = geometry.window;
+    if (window.batch * window.channels * window.extent[0] * window.extent[1] == 0) {
+        return;  // an empty image gradient
+    }
     if (geometry.product) {
         fold_products(geometry, inputs, results[0]);
         return;

@@ -186,6 +186,13 @@ void forward_product(const WindowProductGeometry& geometry,
                      const T* matrix,
                      T* out) {
     const WindowGeometry& g = geometry.window;
+    const std::size_t all_lines = g.batch * g.count[0];
+    const std::size_t depth = g.channels * g.taps();
+    if (depth == 0) {
+        // Images without channels: every output is the empty sum, +0.
+        std::fill_n(out, all_lines * g.count[1] * geometry.columns, T{0});
+        return;
+    }
     if (unit_steps(g) && geometry.direct) {
         if (const DirectConvolution<T> convolve =
                 direct_convolution_kernel<T>(isa(), geometry.columns)) {
@@ -193,8 +200,6 @@ void forward_product(const WindowProductGeometry& geometry,
             return;
         }
     }
-    const std::size_t all_lines = g.batch * g.count[0];
-    const std::size_t depth = g.channels * g.taps();
     const std::size_t lines_per_tile = std::max<std::size_t>(1, rows_per_tile / g.count[1]);
     const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
     auto multiply_tile = [&](std::size_t tile_index) {
@@ -307,6 +312,11 @@ void transposed_product(const WindowProductGeometry& geometry,
     const WindowGeometry& g = geometry.window;
     const std::size_t multiply_adds =
         g.batch * g.outputs() * g.channels * g.taps() * geometry.columns;
+    if (g.batch * g.outputs() == 0) {
+        // No windows: every output is the empty sum, +0.
+        std::fill_n(out, g.channels * g.taps() * geometry.columns, T{0});
+        return;
+    }
     if (unit_steps(g) && geometry.direct) {
         if (const DirectFilterGradient<T> gradient_of =
                 direct_filter_gradient_kernel<T>(isa(), direct_shape(geometry))) {

@@ -102,6 +102,46 @@ TEST(FusedKernelProperty, DirectConvolutionsReturnTheInterpretersBits) {
     set_max_isa(before);
 }
 
+// Images without channels, or a batch without images: each output of the
+// product is the empty sum and each gradient of what is not there is empty,
+// on every path (direct and windows matrix) and instruction set; poolings of
+// such images too.
+template <Element T>
+void check_empty_convolution(const ConvCase& c, std::uint64_t seed) {
+    Tape<T> tape;
+    auto image =
+        tape.parameter(init::normal(seed, 1.0)(Shape{c.batch, c.channels, c.height, c.width}));
+    auto filters = tape.parameter(
+        init::normal(seed + 1, 0.5)(Shape{c.filters, c.channels, c.kernel, c.kernel}));
+    auto bias = tape.parameter(init::normal(seed + 2, 0.1)(Shape{c.filters}));
+    auto convolved = conv2d(image, filters, bias, c.stride, c.padding, c.dilation).relu();
+    auto pooled = max_pool(convolved, 2, 2);
+    auto averaged = average_pool(convolved, 2, 1);
+    auto loss = (convolved * convolved).sum() + pooled.sum() + averaged.sum();
+    const auto adjoints = tape.differentiate(loss, {image, filters, bias});
+    const auto network = std::move(tape).into_network();
+    expect_plan_matches_interpreter(network, {convolved, pooled, averaged, loss}, 1, c.text());
+    expect_plan_matches_interpreter(network, adjoints.roots(), 0, c.text() + ", derivative");
+}
+
+TEST(FusedKernelProperty, ConvolutionsOfEmptyImagesReturnTheInterpretersBits) {
+    const Isa before = isa();
+    const ConvCase cases[] = {
+        {2, 0, 16, 5, 6, 3, 1, 1, 1},  // no channels, the direct path's shape
+        {2, 0, 3, 5, 6, 3, 2, 1, 1},   // no channels, the windows matrix
+        {0, 3, 16, 5, 6, 3, 1, 1, 1},  // no images, direct
+        {0, 3, 3, 5, 6, 2, 2, 0, 2},   // no images, windows matrix
+    };
+    for (const Isa isa : supported_isas()) {
+        set_max_isa(isa);
+        for (const ConvCase& c : cases) {
+            check_empty_convolution<float>(c, 500);
+            check_empty_convolution<double>(c, 600);
+        }
+    }
+    set_max_isa(before);
+}
+
 // The filter gradient of a convolution, by the WindowProduct row's kernel on
 // the interpreter's operand values, in blocks of the windows matrix of several
 // sizes (each block's product continuing the last's sums), and by the direct
@@ -192,6 +232,10 @@ TEST(FusedKernelProperty, BatchNormReturnsTheInterpretersBits) {
         const Shape shape{std::span<const std::size_t>(extents)};
         check_batch_norm<float>(shape, 300 + trial);
         check_batch_norm<double>(shape, 400 + trial);
+    }
+    for (const Shape& empty : {Shape{0, 3, 4}, Shape{2, 0, 5}, Shape{2, 3, 0}, Shape{0, 2}}) {
+        check_batch_norm<float>(empty, 500);
+        check_batch_norm<double>(empty, 600);
     }
 }
 
