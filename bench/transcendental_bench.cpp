@@ -4,7 +4,9 @@
 // in [-4, 4] (float and double; log over their magnitudes); and LogSoftmax's kernel over the same
 // elements as rows of 1024, its exps on each instruction set. Counters: ns per
 // element. LibTorch's vectorised functions on the same tensor are
-// libtorch_transcendental_bench.
+// libtorch_transcendental_bench. The Fast numerics' float functions
+// (fast_transcendental.hpp) are fast_float_*.
+#include "kernels/fast_transcendental.hpp"
 #include "kernels/transcendental.hpp"
 #include "ops/reduce.hpp"
 #include <topos/core/isa.hpp>
@@ -54,6 +56,17 @@ void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
     count_ns_per_element(state);
 }
 
+void fast_function(benchmark::State& state, ExactFunction f, Isa set) {
+    const std::vector<float> x = uniform_inputs<float>(f == ExactFunction::Log);
+    std::vector<float> out(elements);
+    for (auto _ : state) {
+        topos::detail::fast_map_on(set, f, x.data(), out.data(), elements);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    count_ns_per_element(state);
+}
+
 constexpr std::size_t row_length = 1024;
 
 // LogSoftmax's kernel (ops/log_softmax.cpp) row by row, with `set` capping
@@ -97,6 +110,9 @@ void register_all() {
                 ->UseRealTime();
             benchmark::RegisterBenchmark(
                 ("double_" + suffix).c_str(), exact_function<double>, f, set)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+            benchmark::RegisterBenchmark(("fast_float_" + suffix).c_str(), fast_function, f, set)
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
         }
