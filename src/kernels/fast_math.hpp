@@ -161,9 +161,19 @@ inline float sigmoid(float x) {
     return with_nan(x, x >= 0.0f ? 1.0f / denominator : e / denominator);
 }
 
-// 2 atanh(s) for |s| <= 1/3.
-inline float twice_atanh(float s) {
-    return s * polynomial(atanh_poly, s * s);
+// atanh_poly past its constant 2: 2 atanh(s) = 2 s + s z tail(z), z = s^2.
+inline constexpr std::array<float, 6> atanh_tail{
+    atanh_poly[1], atanh_poly[2], atanh_poly[3], atanh_poly[4], atanh_poly[5], atanh_poly[6]};
+
+// log(1 + f) = 2 atanh(s), s = f / (2 + f) (|s| <= 1/3), written as f - (f^2/2 -
+// s (f^2/2 + s z tail(z))) so that f, exact, carries the value and the
+// rounding of s touches only the small correction.
+inline float log1p_by_atanh(float f) {
+    const float s = f / (2.0f + f);
+    const float z = s * s;
+    const float r = z * polynomial(atanh_tail, z);
+    const float half_square = 0.5f * f * f;
+    return f - (half_square - s * (half_square + r));
 }
 
 // log x = k ln2 + 2 atanh((m - 1) / (m + 1)), x = 2^k m with m in
@@ -177,8 +187,7 @@ inline float log(float x) {
     const auto k =
         static_cast<float>(static_cast<std::int32_t>(bits >> 23) - 127 - (subnormal ? 23 : 0));
     const float m = std::bit_cast<float>((bits & 0x007fffffu) + 0x3f3504f3u);
-    const float f = m - 1.0f;
-    const float logm = twice_atanh(f / (2.0f + f));
+    const float logm = log1p_by_atanh(m - 1.0f);
     const float y = std::fma(k, ln2_high, std::fma(k, ln2_low, logm));
     constexpr float infinity = std::numeric_limits<float>::infinity();
     const float edge = x == 0.0f       ? -infinity
@@ -187,10 +196,10 @@ inline float log(float x) {
     return with_nan(x, x > 0.0f && x < infinity ? y : edge);
 }
 
-// softplus x = max(x, 0) + log1p(e), e = exp(-|x|), log1p(e) = 2 atanh(e / (2 + e)).
+// softplus x = max(x, 0) + log1p(e), e = exp(-|x|).
 inline float softplus(float x) {
     const float e = exp(-std::fabs(x));
-    return with_nan(x, (x > 0.0f ? x : 0.0f) + twice_atanh(e / (2.0f + e)));
+    return with_nan(x, (x > 0.0f ? x : 0.0f) + log1p_by_atanh(e));
 }
 
 // exp(u^2) erfc(u) for 0.5 <= u (held at 10.61 above, where exp(-u^2) is long since 0).
