@@ -3,6 +3,10 @@
 
 namespace topos::detail {
 
+#if TOPOS_HAS_FAST_LANES
+const Server& fast_lanes_server();
+#endif
+
 #if TOPOS_HAS_BLAS
 const Server& blas_server();
 #endif
@@ -18,6 +22,9 @@ std::span<const Server* const> servers() {
 #endif
 #if TOPOS_HAS_BLAS
         list.push_back(&blas_server());
+#endif
+#if TOPOS_HAS_FAST_LANES
+        list.push_back(&fast_lanes_server());
 #endif
         return list;
     }();

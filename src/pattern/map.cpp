@@ -23,6 +23,16 @@ struct MapGeometry {
     struct Member {
         const Node* node;
         std::array<std::int32_t, Node::max_operands> reads{};  // >= 0: member; < 0: input -1 - k
+        MemberKernels kernels;
+
+        template <Element T>
+        Kernel<T> kernel() const {
+            if constexpr (std::same_as<T, float>) {
+                return kernels.f32;
+            } else {
+                return kernels.f64;
+            }
+        }
     };
 
     std::vector<Member> members;
@@ -120,13 +130,22 @@ private:
     std::vector<bool> scheduled_;
 };
 
-Match map_match(const std::vector<Node>& nodes, const std::vector<std::uint32_t>& region) {
+Match map_match(const std::vector<Node>& nodes,
+                const std::vector<std::uint32_t>& region,
+                const MemberKernelsOf& kernels_of) {
     const std::uint32_t root = region.back();
     MapGeometry geometry;
     geometry.elements = nodes[root].shape().elements();
     std::vector<std::uint32_t> inputs;
     for (std::uint32_t index : region) {
-        MapGeometry::Member member{&nodes[index], {}};
+        const OpInfo& info = op_info(nodes[index].opcode());
+        MapGeometry::Member member{&nodes[index], {}, {info.kernel_f32, info.kernel_f64}};
+        if (kernels_of) {
+            const MemberKernels picked = kernels_of(nodes[index]);
+            if (picked.f32 != nullptr && picked.f64 != nullptr) {
+                member.kernels = picked;
+            }
+        }
         const auto operands = nodes[index].operands();
         for (std::size_t i = 0; i < operands.size(); ++i) {
             const auto at = std::lower_bound(region.begin(), region.end(), operands[i]);
@@ -153,7 +172,8 @@ std::vector<Match> map_regions(const std::vector<Node>& nodes,
                                const std::vector<std::uint32_t>& order,
                                const std::vector<bool>& declared,
                                const std::vector<bool>& retained,
-                               const std::vector<bool>& covered) {
+                               const std::vector<bool>& covered,
+                               const MemberKernelsOf& kernels_of) {
     RegionGrower grower(nodes, order, declared, retained, covered);
     std::vector<Match> matches;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -162,7 +182,7 @@ std::vector<Match> map_regions(const std::vector<Node>& nodes,
         }
         const std::vector<std::uint32_t> region = grower.grow(*it);
         if (region.size() >= 2) {
-            matches.push_back(map_match(nodes, region));
+            matches.push_back(map_match(nodes, region, kernels_of));
         }
     }
     std::reverse(matches.begin(), matches.end());
@@ -198,9 +218,8 @@ void run_blocks(const MapGeometry& geometry,
                 views[i] = {data, &block};
             }
             T* result = m + 1 == members ? out + first : scratch.data() + m * block_elements;
-            op_info(member.node->opcode())
-                .template kernel<T>()(
-                    view_of(*member.node), std::span<const View<T>>(views.data(), arity), result);
+            member.template kernel<T>()(
+                view_of(*member.node), std::span<const View<T>>(views.data(), arity), result);
         }
     }
 }

@@ -2,10 +2,12 @@
 // than the catalog matching them at a root (the Map row has no matcher).
 #pragma once
 
+#include "ops/op_info.hpp"
 #include "pattern/match.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace topos::detail {
@@ -16,10 +18,21 @@ namespace topos::detail {
 // regions of two or more members with at least `map_min_elements` elements
 // each are offered: below that, one loop saves nothing.
 inline constexpr std::size_t map_min_elements = 1024;
+
+// The kernels a region's member runs: its opcode's reference kernels where
+// both are null, else the ones a plan picked (a backend's that serves it).
+struct MemberKernels {
+    Kernel<float> f32 = nullptr;
+    Kernel<double> f64 = nullptr;
+};
+
+using MemberKernelsOf = std::function<MemberKernels(const Node& member)>;
+
 std::vector<Match> map_regions(const std::vector<Node>& nodes,
                                const std::vector<std::uint32_t>& order,
                                const std::vector<bool>& declared,
                                const std::vector<bool>& retained,
-                               const std::vector<bool>& covered);
+                               const std::vector<bool>& covered,
+                               const MemberKernelsOf& kernels_of = nullptr);
 
 }  // namespace topos::detail

@@ -13,13 +13,24 @@
 namespace topos::detail {
 namespace {
 
+// The pattern's formula, and each member a backend served in its stead.
 template <Element T>
 void tally_election(const PlanState<T>& plan, std::size_t e) {
-    if (Tally* tally = active_tally()) {
-        tally->add(name_of(plan.patterns[e].formula()),
-                   precision_of<T>(),
-                   reference_name,
-                   Fidelity::Exact);
+    Tally* tally = active_tally();
+    if (tally == nullptr) {
+        return;
+    }
+    tally->add(
+        name_of(plan.patterns[e].formula()), precision_of<T>(), reference_name, Fidelity::Exact);
+    if (plan.member_servers.empty()) {
+        return;
+    }
+    const std::vector<Node>& nodes = plan.graph_nodes();
+    for (const std::uint32_t node : plan.elections[e].match.nodes) {
+        if (const Server* server = plan.member_servers[node]) {
+            tally->add(
+                name_of(nodes[node].opcode()), precision_of<T>(), server->name, server->fidelity);
+        }
     }
 }
 

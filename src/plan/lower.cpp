@@ -272,20 +272,38 @@ std::vector<Match> without_host_transposes(std::vector<Match> matches, Numerics 
     return matches;
 }
 
+// A map region's members run the kernels of the host backends that serve them
+// under these numerics (a Fast plan's approximate transcendentals); each
+// choice is kept for the tally.
+template <Element T>
+MemberKernelsOf host_member_kernels(PlanState<T>& plan, Numerics numerics) {
+    plan.member_servers.assign(plan.graph_nodes().size(), nullptr);
+    return [&plan, numerics](const Node& member) -> MemberKernels {
+        const Server* server = server_for<T>(member, plan.graph_nodes(), numerics);
+        if (server == nullptr || server->device != nullptr) {
+            return {};
+        }
+        plan.member_servers[member.symbol().index()] = server;
+        return {server->kernel_f32, server->kernel_f64};
+    };
+}
+
 // Map regions grow around what the catalog elected; each is elected as grown,
 // writing only its root.
 void elect_maps(std::vector<Election>& elections,
                 const std::vector<Node>& nodes,
                 const Schedule& schedule,
                 const std::vector<bool>& declared,
-                const std::vector<bool>& retained) {
+                const std::vector<bool>& retained,
+                const MemberKernelsOf& kernels_of) {
     std::vector<bool> covered(nodes.size(), false);
     for (const Election& election : elections) {
         for (std::uint32_t node : election.match.nodes) {
             covered[node] = true;
         }
     }
-    for (Match& match : map_regions(nodes, schedule.order, declared, retained, covered)) {
+    for (Match& match :
+         map_regions(nodes, schedule.order, declared, retained, covered, kernels_of)) {
         elections.push_back({std::move(match), {true}});
     }
     std::sort(elections.begin(), elections.end(), [](const Election& a, const Election& b) {
@@ -392,7 +410,12 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
     if (entry.elects_patterns()) {
-        elect_maps(plan.elections, nodes, plan.schedule, declared, retained);
+        elect_maps(plan.elections,
+                   nodes,
+                   plan.schedule,
+                   declared,
+                   retained,
+                   host_member_kernels<T>(plan, entry.numerics()));
     }
     const std::vector<bool> fused = fused_nodes(nodes.size(), plan.elections);
     reads_at_roots(nodes, plan.schedule, plan.elections);

@@ -74,6 +74,9 @@ struct PlanState {
     std::vector<Election> elections;
     std::vector<ElectionLocations> election_locations;  // by election
     std::vector<Pattern> patterns;                      // by election
+    // By node index: the backend whose kernel a map region's member runs, or
+    // null for the reference kernel.
+    std::vector<const Server*> member_servers;
     std::size_t fused_nodes = 0;
 
     // Execution.

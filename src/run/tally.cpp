@@ -24,6 +24,8 @@ std::string_view name_of(Fidelity fidelity) {
             return "exact";
         case Fidelity::Reordered:
             return "reordered";
+        case Fidelity::Approximate:
+            return "approximate";
     }
     return "?";
 }

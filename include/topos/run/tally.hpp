@@ -23,8 +23,9 @@ enum class Precision : std::uint8_t {
 };
 
 enum class Fidelity : std::uint8_t {
-    Exact,      // the reference kernels' bits
-    Reordered,  // sums in its own order, within the formula's documented tolerance
+    Exact,        // the reference kernels' bits
+    Reordered,    // sums in its own order, within the formula's documented tolerance
+    Approximate,  // each element within the function's documented distance in ulps
 };
 
 std::string_view name_of(Precision precision);
