@@ -32,12 +32,12 @@ struct Function {
 
 std::vector<Function> functions() {
     return {{"Exp", [](const Value<float>& x) { return x.exp(); }, 1},
-            {"Tanh", [](const Value<float>& x) { return x.tanh(); }, 1},
+            {"Tanh", [](const Value<float>& x) { return x.tanh(); }, 2},
             {"Sigmoid", [](const Value<float>& x) { return x.sigmoid(); }, 2},
             {"Erf", [](const Value<float>& x) { return x.erf(); }, 2},
-            {"Gelu", [](const Value<float>& x) { return x.gelu(); }, 6},
-            {"Log", [](const Value<float>& x) { return x.abs().log(); }, 2},
-            {"Softplus", [](const Value<float>& x) { return x.softplus(); }, 3}};
+            {"Gelu", [](const Value<float>& x) { return x.gelu(); }, 7},
+            {"Log", [](const Value<float>& x) { return x.abs().log(); }, 1},
+            {"Softplus", [](const Value<float>& x) { return x.softplus(); }, 2}};
 }
 
 std::int64_t ordered(float x) {

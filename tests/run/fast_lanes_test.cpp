@@ -29,12 +29,12 @@ struct Bound {
 };
 
 constexpr Bound bounds[] = {{ExactFunction::Exp, 1},
-                            {ExactFunction::Tanh, 1},
+                            {ExactFunction::Tanh, 2},
                             {ExactFunction::Sigmoid, 2},
                             {ExactFunction::Erf, 2},
-                            {ExactFunction::Gelu, 6},
-                            {ExactFunction::Log, 2},
-                            {ExactFunction::Softplus, 3}};
+                            {ExactFunction::Gelu, 7},
+                            {ExactFunction::Log, 1},
+                            {ExactFunction::Softplus, 2}};
 
 // Floats in order as integers: the distance of two is how many floats apart
 // they are (+0 and -0 one apart).
