@@ -2,9 +2,10 @@
 // benchmark's context (bench/compare prints it beside the processor): the
 // GEMM micro-kernel and the exact transcendental lanes take the best
 // instruction set topos::isa() allows, and the elementwise loops run their
-// AVX2 + FMA copies from AVX2 up. It ends with the backends compiled in that
-// may reorder sums under Numerics::Fast ("Fast backends none": a Fast plan is
-// then the Exact plan).
+// AVX2 + FMA copies from AVX2 up (the Fast lanes too, AVX-512's where the
+// processor has it). It ends with the backends compiled in that may reorder
+// sums or approximate functions under Numerics::Fast ("Fast backends none": a
+// Fast plan is then the Exact plan).
 #pragma once
 
 #include <topos/backend/backend.hpp>
