@@ -9,6 +9,7 @@
 //   STEP > 1 visits every STEP-th pattern; FUNCTIONs (exp, tanh, sigmoid, erf,
 //   gelu, log, softplus) limit the sweep to those, all of them by default.
 #include "kernels/transcendental.hpp"
+#include "sweep_functions.hpp"
 #include <topos/core/isa.hpp>
 
 #include <algorithm>
@@ -86,41 +87,6 @@ void sweep_share(const std::vector<Isa>& sets,
     }
 }
 
-constexpr ExactFunction every_function[] = {ExactFunction::Exp,
-                                            ExactFunction::Tanh,
-                                            ExactFunction::Sigmoid,
-                                            ExactFunction::Erf,
-                                            ExactFunction::Gelu,
-                                            ExactFunction::Log,
-                                            ExactFunction::Softplus};
-
-std::string all_names() {
-    std::string names;
-    for (const ExactFunction f : every_function) {
-        names += " " + std::string(topos::detail::name_of(f));
-    }
-    return names;
-}
-
-// The functions named after STEP, every one when none is; empty when a name is unknown.
-std::vector<ExactFunction> chosen_functions(int argc, char** argv) {
-    if (argc <= 2) {
-        return {std::begin(every_function), std::end(every_function)};
-    }
-    std::vector<ExactFunction> chosen;
-    for (int a = 2; a < argc; ++a) {
-        const auto named = std::find_if(
-            std::begin(every_function), std::end(every_function), [&](ExactFunction f) {
-                return topos::detail::name_of(f) == argv[a];
-            });
-        if (named == std::end(every_function)) {
-            return {};
-        }
-        chosen.push_back(*named);
-    }
-    return chosen;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,9 +106,9 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(step),
                     shares);
     }
-    const std::vector<ExactFunction> functions = chosen_functions(argc, argv);
+    const std::vector<ExactFunction> functions = sweep::chosen_functions(argc, argv);
     if (functions.empty()) {
-        std::fprintf(stderr, "no such function; the functions are%s\n", all_names().c_str());
+        std::fprintf(stderr, "no such function; the functions are%s\n", sweep::all_names().c_str());
         return 2;
     }
     int status = 0;

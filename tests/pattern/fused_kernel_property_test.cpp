@@ -50,22 +50,36 @@ void expect_plan_matches_interpreter(const Network<T>& network,
     }
 }
 
+// Random image, filters and bias of the case's shapes, and their convolution
+// after a relu.
 template <Element T>
-void check_convolution_and_pooling(const ConvCase& c, std::uint64_t seed) {
-    Tape<T> tape;
+struct RecordedConvolution {
+    Value<T> image, filters, bias, convolved;
+};
+
+template <Element T>
+RecordedConvolution<T> record_convolution(Tape<T>& tape, const ConvCase& c, std::uint64_t seed) {
     auto image =
         tape.parameter(init::normal(seed, 1.0)(Shape{c.batch, c.channels, c.height, c.width}));
     auto filters = tape.parameter(
         init::normal(seed + 1, 0.5)(Shape{c.filters, c.channels, c.kernel, c.kernel}));
     auto bias = tape.parameter(init::normal(seed + 2, 0.1)(Shape{c.filters}));
     auto convolved = conv2d(image, filters, bias, c.stride, c.padding, c.dilation).relu();
+    return {image, filters, bias, convolved};
+}
+
+template <Element T>
+void check_convolution_and_pooling(const ConvCase& c, std::uint64_t seed) {
+    Tape<T> tape;
+    const RecordedConvolution<T> r = record_convolution(tape, c, seed);
+    const Value<T>& convolved = r.convolved;
     const Shape out = convolved.shape();
     const std::size_t pool = std::min<std::size_t>({2, out[2], out[3]});
     auto pooled = max_pool(convolved, pool, pool);
     auto averaged = average_pool(convolved, pool, 1);
     auto tiled_means = average_pool(convolved, pool, pool);
     auto loss = (pooled.sum() + averaged.sum());
-    const auto adjoints = tape.differentiate(loss, {image, filters, bias});
+    const auto adjoints = tape.differentiate(loss, {r.image, r.filters, r.bias});
     const auto network = std::move(tape).into_network();
     expect_plan_matches_interpreter(network, {pooled, averaged, tiled_means}, 4, c.text());
     expect_plan_matches_interpreter(network, adjoints.roots(), 1, c.text() + ", derivative");
@@ -109,16 +123,12 @@ TEST(FusedKernelProperty, DirectConvolutionsReturnTheInterpretersBits) {
 template <Element T>
 void check_empty_convolution(const ConvCase& c, std::uint64_t seed) {
     Tape<T> tape;
-    auto image =
-        tape.parameter(init::normal(seed, 1.0)(Shape{c.batch, c.channels, c.height, c.width}));
-    auto filters = tape.parameter(
-        init::normal(seed + 1, 0.5)(Shape{c.filters, c.channels, c.kernel, c.kernel}));
-    auto bias = tape.parameter(init::normal(seed + 2, 0.1)(Shape{c.filters}));
-    auto convolved = conv2d(image, filters, bias, c.stride, c.padding, c.dilation).relu();
+    const RecordedConvolution<T> r = record_convolution(tape, c, seed);
+    const Value<T>& convolved = r.convolved;
     auto pooled = max_pool(convolved, 2, 2);
     auto averaged = average_pool(convolved, 2, 1);
     auto loss = (convolved * convolved).sum() + pooled.sum() + averaged.sum();
-    const auto adjoints = tape.differentiate(loss, {image, filters, bias});
+    const auto adjoints = tape.differentiate(loss, {r.image, r.filters, r.bias});
     const auto network = std::move(tape).into_network();
     expect_plan_matches_interpreter(network, {convolved, pooled, averaged, loss}, 1, c.text());
     expect_plan_matches_interpreter(network, adjoints.roots(), 0, c.text() + ", derivative");
