@@ -10,8 +10,9 @@
 // each one's relative error.
 #pragma once
 
+#include "core/bit_cast.hpp"
+
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -100,8 +101,9 @@ inline float polynomial(const std::array<float, N>& c, float h) {
 }
 
 inline float copy_sign(float magnitude, float sign) {
-    const std::uint32_t sign_bit = std::bit_cast<std::uint32_t>(sign) & 0x80000000u;
-    return std::bit_cast<float>((std::bit_cast<std::uint32_t>(magnitude) & 0x7fffffffu) | sign_bit);
+    const std::uint32_t sign_bit = detail::bit_cast<std::uint32_t>(sign) & 0x80000000u;
+    return detail::bit_cast<float>((detail::bit_cast<std::uint32_t>(magnitude) & 0x7fffffffu) |
+                                   sign_bit);
 }
 
 // A NaN argument's own NaN (quietened), else y: the NaN a function returns
@@ -112,7 +114,7 @@ inline float with_nan(float x, float y) {
 
 // 2^k for -75 <= k <= 64, as an unsigned two's complement k.
 inline float power_of_two(std::uint32_t k) {
-    return std::bit_cast<float>((k + 127u) << 23);
+    return detail::bit_cast<float>((k + 127u) << 23);
 }
 
 // exp(x) = 2^k exp(r), x = k ln2 + r: k rounded by the float shifter (no
@@ -130,7 +132,7 @@ inline float exp(float x) {
     float r = std::fma(-k, ln2_high, clamped);
     r = std::fma(-k, ln2_low, r);
     const std::uint32_t whole =
-        std::bit_cast<std::uint32_t>(shifted) - std::bit_cast<std::uint32_t>(shifter);
+        detail::bit_cast<std::uint32_t>(shifted) - detail::bit_cast<std::uint32_t>(shifter);
     const auto half = static_cast<std::uint32_t>(static_cast<std::int32_t>(whole) >> 1);
     return with_nan(x, polynomial(exp_poly, r) * power_of_two(half) * power_of_two(whole - half));
 }
@@ -183,10 +185,11 @@ inline float log(float x) {
     constexpr float ln2_low = 0x1.7f7d1cp-20f;
     const bool subnormal = x < 0x1p-126f;
     const float normal = subnormal ? x * 0x1p23f : x;
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(normal) + (0x3f800000u - 0x3f3504f3u);
+    const std::uint32_t bits =
+        detail::bit_cast<std::uint32_t>(normal) + (0x3f800000u - 0x3f3504f3u);
     const auto k =
         static_cast<float>(static_cast<std::int32_t>(bits >> 23) - 127 - (subnormal ? 23 : 0));
-    const float m = std::bit_cast<float>((bits & 0x007fffffu) + 0x3f3504f3u);
+    const float m = detail::bit_cast<float>((bits & 0x007fffffu) + 0x3f3504f3u);
     const float logm = log1p_by_atanh(m - 1.0f);
     const float y = std::fma(k, ln2_high, std::fma(k, ln2_low, logm));
     constexpr float infinity = std::numeric_limits<float>::infinity();

@@ -46,7 +46,7 @@ __attribute__((target("avx512f,avx512dq,avx512vl,fma"), flatten)) void loop_avx5
 #endif
 
 template <class F>
-void loop_on(Isa set, const float* x, float* out, std::size_t count, F f) {
+void loop_on([[maybe_unused]] Isa set, const float* x, float* out, std::size_t count, F f) {
 #if defined(TOPOS_HAS_FAST_LANES)
     if (set == Isa::Avx512) {
         loop_avx512(x, out, count, f);
