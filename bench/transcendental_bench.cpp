@@ -44,27 +44,26 @@ void count_ns_per_element(benchmark::State& state) {
         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-template <class T>
-void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
+// `map` (exact_map_on or fast_map_on) over the elements, each round.
+template <class T, class Map>
+void map_function(benchmark::State& state, ExactFunction f, Isa set, Map map) {
     const std::vector<T> x = uniform_inputs<T>(f == ExactFunction::Log);
     std::vector<T> out(elements);
     for (auto _ : state) {
-        topos::detail::exact_map_on(set, f, x.data(), out.data(), elements);
+        map(set, f, x.data(), out.data(), elements);
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }
     count_ns_per_element(state);
 }
 
+template <class T>
+void exact_function(benchmark::State& state, ExactFunction f, Isa set) {
+    map_function<T>(state, f, set, topos::detail::exact_map_on<T>);
+}
+
 void fast_function(benchmark::State& state, ExactFunction f, Isa set) {
-    const std::vector<float> x = uniform_inputs<float>(f == ExactFunction::Log);
-    std::vector<float> out(elements);
-    for (auto _ : state) {
-        topos::detail::fast_map_on(set, f, x.data(), out.data(), elements);
-        benchmark::DoNotOptimize(out.data());
-        benchmark::ClobberMemory();
-    }
-    count_ns_per_element(state);
+    map_function<float>(state, f, set, topos::detail::fast_map_on);
 }
 
 constexpr std::size_t row_length = 1024;

@@ -8,8 +8,8 @@
 // usage: topos_exact_lanes_sweep [STEP [FUNCTION...]]
 //   STEP > 1 visits every STEP-th pattern; FUNCTIONs (exp, tanh, sigmoid, erf,
 //   gelu, log, softplus) limit the sweep to those, all of them by default.
+#include "float_sweep.hpp"
 #include "kernels/transcendental.hpp"
-#include "sweep_functions.hpp"
 #include <topos/core/isa.hpp>
 
 #include <algorithm>
@@ -29,8 +29,8 @@ namespace {
 using topos::Isa;
 using topos::detail::ExactFunction;
 
-constexpr std::uint64_t patterns = std::uint64_t{1} << 32;
-constexpr std::size_t block = std::size_t{1} << 16;
+using sweep::block;
+using sweep::patterns;
 
 // One function's sweep on each vector instruction set.
 struct Tally {
@@ -40,14 +40,6 @@ struct Tally {
     std::atomic<std::uint64_t> first_difference[3]{};
     std::atomic<std::int64_t> vector_ns[3]{};
 };
-
-std::int64_t nanoseconds_of(auto&& work) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                                start)
-        .count();
-}
 
 void sweep_share(const std::vector<Isa>& sets,
                  ExactFunction f,
@@ -60,16 +52,11 @@ void sweep_share(const std::vector<Isa>& sets,
     std::vector<float> lanes(block);
     const std::uint64_t per_block = block * step;
     for (std::uint64_t first = share * per_block; first < patterns; first += shares * per_block) {
-        std::size_t count = 0;
-        for (std::uint64_t bits = first; bits < std::min(patterns, first + per_block);
-             bits += step) {
-            const auto pattern = static_cast<std::uint32_t>(bits);
-            std::memcpy(&x[count++], &pattern, sizeof pattern);
-        }
-        tally.scalar_ns += nanoseconds_of(
+        const std::size_t count = sweep::fill_patterns(first, step, x);
+        tally.scalar_ns += sweep::nanoseconds_of(
             [&] { topos::detail::exact_map_on(Isa::Portable, f, x.data(), scalar.data(), count); });
         for (std::size_t s = 0; s < sets.size(); ++s) {
-            tally.vector_ns[s] += nanoseconds_of(
+            tally.vector_ns[s] += sweep::nanoseconds_of(
                 [&] { topos::detail::exact_map_on(sets[s], f, x.data(), lanes.data(), count); });
             for (std::size_t i = 0; i < count; ++i) {
                 if (std::memcmp(&scalar[i], &lanes[i], sizeof(float)) != 0) {

@@ -10,8 +10,8 @@
 // usage: topos_fast_lanes_sweep [STEP [FUNCTION...]]
 //   STEP > 1 visits every STEP-th pattern; FUNCTIONs (exp, tanh, sigmoid, erf,
 //   gelu, log, softplus) limit the sweep to those, all of them by default.
+#include "float_sweep.hpp"
 #include "kernels/fast_transcendental.hpp"
-#include "sweep_functions.hpp"
 #include <topos/core/isa.hpp>
 
 #include <algorithm>
@@ -33,8 +33,8 @@ namespace {
 using topos::Isa;
 using topos::detail::ExactFunction;
 
-constexpr std::uint64_t patterns = std::uint64_t{1} << 32;
-constexpr std::size_t block = std::size_t{1} << 16;
+using sweep::block;
+using sweep::patterns;
 
 std::uint32_t bits_of(float x) {
     std::uint32_t bits = 0;
@@ -61,14 +61,6 @@ struct Tally {
     std::atomic<std::int64_t> fast_ns{0};
 };
 
-std::int64_t nanoseconds_of(auto&& work) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                                start)
-        .count();
-}
-
 void sweep_share(const std::vector<Isa>& sets,
                  ExactFunction f,
                  std::uint64_t step,
@@ -84,15 +76,10 @@ void sweep_share(const std::vector<Isa>& sets,
     std::int64_t worst = 0;
     std::uint32_t worst_input = 0;
     for (std::uint64_t first = share * per_block; first < patterns; first += shares * per_block) {
-        std::size_t count = 0;
-        for (std::uint64_t bits = first; bits < std::min(patterns, first + per_block);
-             bits += step) {
-            const auto pattern = static_cast<std::uint32_t>(bits);
-            std::memcpy(&x[count++], &pattern, sizeof pattern);
-        }
-        tally.exact_ns += nanoseconds_of(
+        const std::size_t count = sweep::fill_patterns(first, step, x);
+        tally.exact_ns += sweep::nanoseconds_of(
             [&] { topos::detail::exact_map_on(best, f, x.data(), exact.data(), count); });
-        tally.fast_ns += nanoseconds_of(
+        tally.fast_ns += sweep::nanoseconds_of(
             [&] { topos::detail::fast_map_on(best, f, x.data(), fast.data(), count); });
         for (const Isa set : sets) {
             if (set == best) {

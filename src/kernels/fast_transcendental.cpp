@@ -60,52 +60,37 @@ void loop_on([[maybe_unused]] Isa set, const float* x, float* out, std::size_t c
     loop_portable(x, out, count, f);
 }
 
+// visit(g) with g the Fast lanes' function f (a lambda, so that each loop is
+// compiled with its function inlined).
+template <class Visit>
+decltype(auto) with_function(ExactFunction f, Visit visit) {
+    switch (f) {
+        case ExactFunction::Exp:
+            return visit([](float v) { return fast::exp(v); });
+        case ExactFunction::Tanh:
+            return visit([](float v) { return fast::tanh(v); });
+        case ExactFunction::Sigmoid:
+            return visit([](float v) { return fast::sigmoid(v); });
+        case ExactFunction::Erf:
+            return visit([](float v) { return fast::erf(v); });
+        case ExactFunction::Gelu:
+            return visit([](float v) { return fast::gelu(v); });
+        case ExactFunction::Log:
+            return visit([](float v) { return fast::log(v); });
+        case ExactFunction::Softplus:
+            return visit([](float v) { return fast::softplus(v); });
+    }
+    return visit([](float v) { return v; });
+}
+
 }  // namespace
 
 float fast_of(ExactFunction f, float x) {
-    switch (f) {
-        case ExactFunction::Exp:
-            return fast::exp(x);
-        case ExactFunction::Tanh:
-            return fast::tanh(x);
-        case ExactFunction::Sigmoid:
-            return fast::sigmoid(x);
-        case ExactFunction::Erf:
-            return fast::erf(x);
-        case ExactFunction::Gelu:
-            return fast::gelu(x);
-        case ExactFunction::Log:
-            return fast::log(x);
-        case ExactFunction::Softplus:
-            return fast::softplus(x);
-    }
-    return x;
+    return with_function(f, [x](auto function) { return function(x); });
 }
 
 void fast_map_on(Isa set, ExactFunction f, const float* x, float* out, std::size_t count) {
-    switch (f) {
-        case ExactFunction::Exp:
-            loop_on(set, x, out, count, [](float v) { return fast::exp(v); });
-            return;
-        case ExactFunction::Tanh:
-            loop_on(set, x, out, count, [](float v) { return fast::tanh(v); });
-            return;
-        case ExactFunction::Sigmoid:
-            loop_on(set, x, out, count, [](float v) { return fast::sigmoid(v); });
-            return;
-        case ExactFunction::Erf:
-            loop_on(set, x, out, count, [](float v) { return fast::erf(v); });
-            return;
-        case ExactFunction::Gelu:
-            loop_on(set, x, out, count, [](float v) { return fast::gelu(v); });
-            return;
-        case ExactFunction::Log:
-            loop_on(set, x, out, count, [](float v) { return fast::log(v); });
-            return;
-        case ExactFunction::Softplus:
-            loop_on(set, x, out, count, [](float v) { return fast::softplus(v); });
-            return;
-    }
+    with_function(f, [&](auto function) { loop_on(set, x, out, count, function); });
 }
 
 void fast_map(ExactFunction f, const float* x, float* out, std::size_t count) {

@@ -1,10 +1,15 @@
-// The functions the sweeps over every float take (exact_lanes_sweep.cpp and
-// fast_lanes_sweep.cpp), and the ones a command line names.
+// What the sweeps over every float (exact_lanes_sweep.cpp and
+// fast_lanes_sweep.cpp) share: the functions and the ones a command line
+// names, the blocks of bit patterns they visit, and their timer.
 #pragma once
 
 #include "kernels/transcendental.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -12,6 +17,29 @@
 namespace sweep {
 
 using topos::detail::ExactFunction;
+
+inline constexpr std::uint64_t patterns = std::uint64_t{1} << 32;
+inline constexpr std::size_t block = std::size_t{1} << 16;
+
+// Fills x with every step-th bit pattern from `first`, up to a block's worth
+// or the last pattern; returns how many.
+inline std::size_t fill_patterns(std::uint64_t first, std::uint64_t step, std::vector<float>& x) {
+    std::size_t count = 0;
+    for (std::uint64_t bits = first; bits < std::min(patterns, first + block * step);
+         bits += step) {
+        const auto pattern = static_cast<std::uint32_t>(bits);
+        std::memcpy(&x[count++], &pattern, sizeof pattern);
+    }
+    return count;
+}
+
+inline std::int64_t nanoseconds_of(auto&& work) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                start)
+        .count();
+}
 
 inline constexpr ExactFunction every_function[] = {ExactFunction::Exp,
                                                    ExactFunction::Tanh,
