@@ -1,7 +1,10 @@
 // Map: a region of elementwise operations run as one loop over blocks of
 // elements. Every member runs its own reference kernel on each block, so each
 // element sees exactly the operations the unfused plan performs, and the
-// intermediates live in a block-sized scratch instead of the arena.
+// intermediates live in a block-sized scratch instead of the arena. A chain of
+// BroadcastAlong that only a large region reads joins it as one member that
+// copies its block out of the chain's small operand, so the repeated value is
+// never written at full size.
 #include "pattern/map.hpp"
 
 #include "core/thread_pool.hpp"
@@ -10,20 +13,32 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
+#include <optional>
 #include <queue>
 
 namespace topos::detail {
 namespace {
 
+// A chain of BroadcastAlong read from its first operand: the region's axes,
+// adjacent ones merged where they step alike, with the operand's stride along
+// each (0 where the chain repeats it).
+struct Spread {
+    std::vector<std::size_t> extents;
+    std::vector<std::size_t> strides;
+};
+
 // Elementwise members in node order, each reading inputs of the match or
 // earlier members; all of one element count. The kernel runs the members' own
 // kernels a block of elements at a time, so intermediates stay in a small
-// scratch and every element sees the same operations as unfused.
+// scratch and every element sees the same operations as unfused. A spread
+// member copies its block from its input instead of running a kernel.
 struct MapGeometry {
     struct Member {
         const Node* node;
         std::array<std::int32_t, Node::max_operands> reads{};  // >= 0: member; < 0: input -1 - k
         MemberKernels kernels;
+        std::optional<Spread> spread;
 
         template <Element T>
         Kernel<T> kernel() const {
@@ -41,6 +56,10 @@ struct MapGeometry {
 
 bool is_elementwise(Opcode opcode) {
     return op_info(opcode).kind == OpKind::Elementwise;
+}
+
+bool is_broadcast(const Node& node) {
+    return node.opcode() == Opcode::BroadcastAlong;
 }
 
 class RegionGrower {
@@ -105,11 +124,15 @@ public:
 
 private:
     // A member no region reads from outside: every reader is in this region
-    // (a reader in another region would find the value never written).
+    // (a reader in another region would find the value never written). An
+    // elementwise member has the root's shape; a BroadcastAlong read only by
+    // the region is either such a member or a link of the chain that feeds one.
     bool absorbable(std::uint32_t index, std::uint32_t root) const {
         const Node& node = nodes_[index];
-        if (covered_[index] || declared_[index] || retained_[index] ||
-            !is_elementwise(node.opcode()) || node.shape() != nodes_[root].shape()) {
+        const Shape& shape = nodes_[root].shape();
+        const bool spread = is_broadcast(node) && shape.elements() >= spread_min_elements;
+        const bool member = (is_elementwise(node.opcode()) || spread) && node.shape() == shape;
+        if (covered_[index] || declared_[index] || retained_[index] || !(member || spread)) {
             return false;
         }
         const auto& readers = readers_[index];
@@ -130,6 +153,60 @@ private:
     std::vector<bool> scheduled_;
 };
 
+bool contains(const std::vector<std::uint32_t>& region, std::uint32_t index) {
+    return std::binary_search(region.begin(), region.end(), index);
+}
+
+// Joins the region's adjacent axes that step alike (both repeated, or both
+// contiguous in the operand) and drops axes of extent 1.
+Spread merged(const Shape& shape, const std::vector<std::size_t>& strides) {
+    Spread spread;
+    for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
+        const std::size_t extent = shape[axis], stride = strides[axis];
+        if (extent == 1) {
+            continue;
+        }
+        if (!spread.extents.empty()) {
+            const std::size_t inner = spread.strides.back();
+            if ((inner == 0 && stride == 0) || (stride != 0 && inner == stride * extent)) {
+                spread.extents.back() *= extent;
+                spread.strides.back() = stride;
+                continue;
+            }
+        }
+        spread.extents.push_back(extent);
+        spread.strides.push_back(stride);
+    }
+    if (spread.extents.empty()) {
+        spread.extents.push_back(1);
+        spread.strides.push_back(0);
+    }
+    return spread;
+}
+
+// Walks a chain of BroadcastAlong down from `head` to its first operand
+// outside the region: that operand, and how the head's elements read it.
+std::pair<std::uint32_t, Spread> spread_of(const std::vector<Node>& nodes,
+                                           const std::vector<std::uint32_t>& region,
+                                           std::uint32_t head) {
+    const Shape& shape = nodes[head].shape();
+    std::vector<std::size_t> origin(shape.rank());  // the head's axis of each axis below
+    std::iota(origin.begin(), origin.end(), std::size_t{0});
+    std::uint32_t link = head;
+    while (contains(region, link) && is_broadcast(nodes[link])) {
+        const std::size_t axis = nodes[link].attributes_as<BroadcastAttributes>().axis;
+        origin.erase(origin.begin() + static_cast<std::ptrdiff_t>(axis));
+        link = nodes[link].operands()[0];
+    }
+    std::vector<std::size_t> strides(shape.rank(), 0);
+    std::size_t stride = 1;
+    for (std::size_t k = origin.size(); k-- > 0;) {
+        strides[origin[k]] = stride;
+        stride *= shape[origin[k]];
+    }
+    return {link, merged(shape, strides)};
+}
+
 Match map_match(const std::vector<Node>& nodes,
                 const std::vector<std::uint32_t>& region,
                 const MemberKernelsOf& kernels_of) {
@@ -137,29 +214,42 @@ Match map_match(const std::vector<Node>& nodes,
     MapGeometry geometry;
     geometry.elements = nodes[root].shape().elements();
     std::vector<std::uint32_t> inputs;
-    for (std::uint32_t index : region) {
-        const OpInfo& info = op_info(nodes[index].opcode());
-        MapGeometry::Member member{&nodes[index], {}, {info.kernel_f32, info.kernel_f64}};
-        if (kernels_of) {
-            const MemberKernels picked = kernels_of(nodes[index]);
-            if (picked.f32 != nullptr && picked.f64 != nullptr) {
-                member.kernels = picked;
+    const auto input_read = [&](std::uint32_t operand) {
+        auto input = std::find(inputs.begin(), inputs.end(), operand);
+        if (input == inputs.end()) {
+            input = inputs.insert(inputs.end(), operand);
+        }
+        return -1 - static_cast<std::int32_t>(input - inputs.begin());
+    };
+    std::vector<std::int32_t> member_of(region.size(), -1);  // by region position
+    for (std::size_t position = 0; position < region.size(); ++position) {
+        const Node& node = nodes[region[position]];
+        if (node.shape() != nodes[root].shape()) {
+            continue;  // a link of a spread chain, read through its head
+        }
+        const OpInfo& info = op_info(node.opcode());
+        MapGeometry::Member member{&node, {}, {info.kernel_f32, info.kernel_f64}, std::nullopt};
+        if (is_broadcast(node)) {
+            auto [operand, spread] = spread_of(nodes, region, region[position]);
+            member.reads[0] = input_read(operand);
+            member.spread = std::move(spread);
+        } else {
+            if (kernels_of) {
+                const MemberKernels picked = kernels_of(node);
+                if (picked.f32 != nullptr && picked.f64 != nullptr) {
+                    member.kernels = picked;
+                }
+            }
+            const auto operands = node.operands();
+            for (std::size_t i = 0; i < operands.size(); ++i) {
+                const auto at = std::lower_bound(region.begin(), region.end(), operands[i]);
+                member.reads[i] = at != region.end() && *at == operands[i]
+                                      ? member_of[static_cast<std::size_t>(at - region.begin())]
+                                      : input_read(operands[i]);
             }
         }
-        const auto operands = nodes[index].operands();
-        for (std::size_t i = 0; i < operands.size(); ++i) {
-            const auto at = std::lower_bound(region.begin(), region.end(), operands[i]);
-            if (at != region.end() && *at == operands[i]) {
-                member.reads[i] = static_cast<std::int32_t>(at - region.begin());
-                continue;
-            }
-            auto input = std::find(inputs.begin(), inputs.end(), operands[i]);
-            if (input == inputs.end()) {
-                input = inputs.insert(inputs.end(), operands[i]);
-            }
-            member.reads[i] = -1 - static_cast<std::int32_t>(input - inputs.begin());
-        }
-        geometry.members.push_back(member);
+        member_of[position] = static_cast<std::int32_t>(geometry.members.size());
+        geometry.members.push_back(std::move(member));
     }
     return Match{PatternKind::Map, root, region, {root}, std::move(inputs), std::move(geometry)};
 }
@@ -191,6 +281,41 @@ std::vector<Match> map_regions(const std::vector<Node>& nodes,
 
 namespace {
 
+// Elements [first, first + count) of a spread chain's result, read from its
+// operand `from`: runs along the innermost merged axis, filled where the chain
+// repeats and copied where it does not (stride 1 there).
+template <Element T>
+void copy_spread(
+    const Spread& spread, const T* from, std::size_t first, std::size_t count, T* out) {
+    const std::size_t rank = spread.extents.size();
+    std::array<std::size_t, Shape::max_rank> at{};
+    std::size_t offset = 0;
+    for (std::size_t axis = rank, rest = first; axis-- > 0;) {
+        at[axis] = rest % spread.extents[axis];
+        rest /= spread.extents[axis];
+        offset += at[axis] * spread.strides[axis];
+    }
+    const std::size_t last = rank - 1;
+    while (count > 0) {
+        const std::size_t run = std::min(count, spread.extents[last] - at[last]);
+        if (spread.strides[last] == 0) {
+            std::fill_n(out, run, from[offset]);
+        } else {
+            std::copy_n(from + offset, run, out);
+        }
+        out += run;
+        count -= run;
+        at[last] += run;
+        offset += run * spread.strides[last];
+        for (std::size_t axis = last; axis > 0 && at[axis] == spread.extents[axis]; --axis) {
+            offset -= at[axis] * spread.strides[axis];
+            at[axis] = 0;
+            ++at[axis - 1];
+            offset += spread.strides[axis - 1];
+        }
+    }
+}
+
 // Blocks [first_block, end_block) of a region: every member on each block, in
 // member order, the intermediate blocks in this thread's scratch.
 template <Element T>
@@ -209,6 +334,15 @@ void run_blocks(const MapGeometry& geometry,
         const Shape block{count};
         for (std::size_t m = 0; m < members; ++m) {
             const MapGeometry::Member& member = geometry.members[m];
+            T* result = m + 1 == members ? out + first : scratch.data() + m * block_elements;
+            if (member.spread) {
+                copy_spread(*member.spread,
+                            inputs[static_cast<std::size_t>(-1 - member.reads[0])],
+                            first,
+                            count,
+                            result);
+                continue;
+            }
             const std::size_t arity = member.node->operands().size();
             for (std::size_t i = 0; i < arity; ++i) {
                 const std::int32_t read = member.reads[i];
@@ -217,7 +351,6 @@ void run_blocks(const MapGeometry& geometry,
                               : inputs[static_cast<std::size_t>(-1 - read)] + first;
                 views[i] = {data, &block};
             }
-            T* result = m + 1 == members ? out + first : scratch.data() + m * block_elements;
             member.template kernel<T>()(
                 view_of(*member.node), std::span<const View<T>>(views.data(), arity), result);
         }

@@ -19,6 +19,11 @@ namespace topos::detail {
 // each are offered: below that, one loop saves nothing.
 inline constexpr std::size_t map_min_elements = 1024;
 
+// A chain of BroadcastAlong joins a region of at least this many elements
+// (128 KiB of floats): a smaller repeated value is cheap to write and stays in
+// cache for its readers, and small plans (the walk-throughs') keep their steps.
+inline constexpr std::size_t spread_min_elements = 32768;
+
 // The kernels a region's member runs: its opcode's reference kernels where
 // both are null, else the ones a plan picked (a backend's that serves it).
 struct MemberKernels {

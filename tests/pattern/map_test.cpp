@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+
 namespace topos {
 namespace {
 
@@ -66,6 +69,72 @@ TEST(Map, AValueReadByTwoRegionsStaysOutsideBoth) {
     EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(y),
                           network.forward(network.parameters()).of(y)))
         << plan.describe();
+}
+
+// Steps of a plan's description that write a BroadcastAlong.
+std::size_t broadcast_steps(const std::string& description) {
+    std::size_t steps = 0;
+    std::istringstream lines(description);
+    for (std::string line; std::getline(lines, line);) {
+        steps += line.find("BroadcastAlong") != std::string::npos &&
+                 line.find("fused") == std::string::npos;
+    }
+    return steps;
+}
+
+// (x - spread(mean)) * spread(scale) + rows over `shape` [a, 5, b, c]: the two
+// per-channel vectors repeat along axes 0, 2 and 3 (runs filled), the [a, c]
+// rows along axes 1 and 2 (runs copied); blocks of the loop end inside runs.
+// The plan's steps that write a broadcast, and whether its bits are the
+// interpreter's.
+template <Element T>
+std::size_t spread_chain_steps(const Shape& shape) {
+    Tape<T> tape;
+    auto x = tape.input(init::normal(6, 1.0)(shape));
+    const auto spread = [&](const Value<T>& channels) {
+        return channels.broadcast_along(0, shape[0])
+            .broadcast_along(2, shape[2])
+            .broadcast_along(3, shape[3]);
+    };
+    auto mean = tape.parameter(init::normal(7, 1.0)(Shape{shape[1]}));
+    auto scale = tape.parameter(init::normal(8, 1.0)(Shape{shape[1]}));
+    auto rows = tape.parameter(init::normal(9, 1.0)(Shape{shape[0], shape[3]}));
+    const Symbol y = (x - spread(mean)) * spread(scale) +
+                     rows.broadcast_along(1, shape[1]).broadcast_along(2, shape[2]);
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({y}).numerics(Numerics::Exact).lower();
+    EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(y),
+                          network.forward(network.parameters()).of(y)))
+        << plan.describe();
+    EXPECT_EQ(plan.patterns().size(), 1u);
+    return broadcast_steps(plan.describe());
+}
+
+TEST(Map, BroadcastChainsReadOnlyByALargeRegionJoinItWithTheSameBits) {
+    EXPECT_EQ(spread_chain_steps<float>(Shape{6, 5, 28, 41}), 0u);
+    EXPECT_EQ(spread_chain_steps<double>(Shape{7, 5, 31, 33}), 0u);
+}
+
+TEST(Map, BroadcastChainsOfASmallRegionStayStepsAndPrintAsBefore) {
+    EXPECT_EQ(spread_chain_steps<float>(Shape{6, 5, 7, 9}), 8u);
+    EXPECT_EQ(spread_chain_steps<double>(Shape{6, 5, 7, 9}), 8u);
+}
+
+// A spread read by two regions is written once, as a step, for both.
+TEST(Map, ABroadcastChainReadOutsideTheRegionStaysAStep) {
+    Tape<float> tape;
+    auto x = tape.input(init::normal(10, 1.0)(Shape{520, 64}));
+    auto w = tape.parameter(init::normal(11, 1.0)(Shape{64}));
+    const auto spread = w.broadcast_along(0, 520);
+    const Symbol first = (x * spread).tanh();
+    const Symbol second = (x + spread).exp();
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({first, second}).numerics(Numerics::Exact).lower();
+    EXPECT_EQ(broadcast_steps(plan.describe()), 1u) << plan.describe();
+    const auto run = plan.forward(network.parameters());
+    const auto oracle = network.forward(network.parameters());
+    EXPECT_TRUE(bit_equal(run.of(first), oracle.of(first)));
+    EXPECT_TRUE(bit_equal(run.of(second), oracle.of(second)));
 }
 
 TEST(Map, SmallValuesAreNotWorthALoop) {
