@@ -9,6 +9,7 @@
 
 #include "core/thread_pool.hpp"
 #include "graph/node_view.hpp"
+#include "kernels/elementwise.hpp"
 #include "pattern/catalog.hpp"
 
 #include <algorithm>
@@ -357,9 +358,10 @@ void run_blocks(const MapGeometry& geometry,
     }
 }
 
-// Blocks per task when a long region is shared among the pool's threads (16,384
-// elements); regions shorter than four tasks stay on the calling thread.
-constexpr std::size_t blocks_per_task = 32;
+// Blocks per task when a long region is shared among the pool's threads: the
+// elementwise loops' chunk (8,192 elements); regions shorter than four tasks
+// stay on the calling thread.
+constexpr std::size_t blocks_per_task = elementwise_chunk / block_elements;
 
 template <Element T>
 void map_kernel(const Match& match, std::span<const T* const> inputs, std::span<T* const> results) {
