@@ -26,6 +26,8 @@ public:
     virtual void step() = 0;
     // The loss of the last step, so that a caller can check training works.
     virtual double loss() const = 0;
+    // The plan each step runs.
+    virtual const topos::Plan<float>& plan() const = 0;
 };
 
 struct Feeds {
@@ -65,6 +67,8 @@ public:
     }
 
     double loss() const override { return loss_; }
+
+    const topos::Plan<float>& plan() const override { return plan_; }
 
 private:
     using State = decltype(std::declval<const Optimizer&>().start(

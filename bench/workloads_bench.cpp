@@ -14,6 +14,17 @@
 
 namespace {
 
+// The BroadcastAlong nodes a plan writes (those inside an elected pattern are
+// never materialised).
+std::size_t broadcast_steps(const topos::Plan<float>& plan) {
+    std::size_t steps = 0;
+    for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
+        steps += plan.nodes()[i].opcode() == topos::Opcode::BroadcastAlong &&
+                 plan.liveness()[i].kind != topos::Liveness::Kind::Fused;
+    }
+    return steps;
+}
+
 template <class Build>
 void train(benchmark::State& state, Build build, topos::Numerics numerics) {
     auto trainer = build(numerics);
@@ -22,6 +33,8 @@ void train(benchmark::State& state, Build build, topos::Numerics numerics) {
         trainer.step();
     }
     state.counters["loss"] = trainer.loss();
+    state.counters["arena"] = static_cast<double>(trainer.plan().arena_elements());
+    state.counters["broadcast_steps"] = static_cast<double>(broadcast_steps(trainer.plan()));
 }
 
 template <class Build>

@@ -16,6 +16,7 @@
 
 namespace sweep {
 
+using topos::detail::every_exact_function;
 using topos::detail::ExactFunction;
 
 inline constexpr std::uint64_t patterns = std::uint64_t{1} << 32;
@@ -41,18 +42,10 @@ inline std::int64_t nanoseconds_of(auto&& work) {
         .count();
 }
 
-inline constexpr ExactFunction every_function[] = {ExactFunction::Exp,
-                                                   ExactFunction::Tanh,
-                                                   ExactFunction::Sigmoid,
-                                                   ExactFunction::Erf,
-                                                   ExactFunction::Gelu,
-                                                   ExactFunction::Log,
-                                                   ExactFunction::Softplus};
-
 // " exp tanh ...": every function's name.
 inline std::string all_names() {
     std::string names;
-    for (const ExactFunction f : every_function) {
+    for (const ExactFunction f : every_exact_function) {
         names += " " + std::string(topos::detail::name_of(f));
     }
     return names;
@@ -62,15 +55,15 @@ inline std::string all_names() {
 // when a name is unknown.
 inline std::vector<ExactFunction> chosen_functions(int argc, char** argv) {
     if (argc <= 2) {
-        return {std::begin(every_function), std::end(every_function)};
+        return {std::begin(every_exact_function), std::end(every_exact_function)};
     }
     std::vector<ExactFunction> chosen;
     for (int a = 2; a < argc; ++a) {
         const auto named = std::find_if(
-            std::begin(every_function), std::end(every_function), [&](ExactFunction f) {
+            std::begin(every_exact_function), std::end(every_exact_function), [&](ExactFunction f) {
                 return topos::detail::name_of(f) == argv[a];
             });
-        if (named == std::end(every_function)) {
+        if (named == std::end(every_exact_function)) {
             return {};
         }
         chosen.push_back(*named);

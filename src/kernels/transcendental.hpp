@@ -26,6 +26,15 @@ enum class ExactFunction : std::uint8_t {
     Softplus
 };
 
+// Every ExactFunction, in declaration order.
+inline constexpr ExactFunction every_exact_function[] = {ExactFunction::Exp,
+                                                         ExactFunction::Tanh,
+                                                         ExactFunction::Sigmoid,
+                                                         ExactFunction::Erf,
+                                                         ExactFunction::Gelu,
+                                                         ExactFunction::Log,
+                                                         ExactFunction::Softplus};
+
 // "exp", "tanh", "sigmoid", "erf", "gelu", "log", "softplus".
 std::string_view name_of(ExactFunction f);
 

@@ -178,11 +178,7 @@ Spread merged(const Shape& shape, const std::vector<std::size_t>& strides) {
         spread.extents.push_back(extent);
         spread.strides.push_back(stride);
     }
-    if (spread.extents.empty()) {
-        spread.extents.push_back(1);
-        spread.strides.push_back(0);
-    }
-    return spread;
+    return spread;  // never empty: the region has spread_min_elements
 }
 
 // Walks a chain of BroadcastAlong down from `head` to its first operand
