@@ -4,6 +4,7 @@
 // bench/compare runs this program beside libtorch_workloads_bench.
 #include "kernels_picked.hpp"
 #include "peak_memory.hpp"
+#include "plan/plan_state.hpp"
 #include "workloads.hpp"
 
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -25,6 +27,17 @@ std::size_t broadcast_steps(const topos::Plan<float>& plan) {
     return steps;
 }
 
+// The steps of a plan that run in groups at once (plan/concurrent_steps.hpp),
+// and how many groups.
+std::pair<std::size_t, std::size_t> concurrent_steps(const topos::Plan<float>& plan) {
+    const auto& groups = topos::detail::PlanAccess::state(plan).concurrent;
+    std::size_t steps = 0;
+    for (const auto& group : groups) {
+        steps += group.count;
+    }
+    return {steps, groups.size()};
+}
+
 template <class Build>
 void train(benchmark::State& state, Build build, topos::Numerics numerics) {
     auto trainer = build(numerics);
@@ -35,6 +48,11 @@ void train(benchmark::State& state, Build build, topos::Numerics numerics) {
     state.counters["loss"] = trainer.loss();
     state.counters["arena"] = static_cast<double>(trainer.plan().arena_elements());
     state.counters["broadcast_steps"] = static_cast<double>(broadcast_steps(trainer.plan()));
+    const auto [steps_at_once, groups] = concurrent_steps(trainer.plan());
+    state.counters["steps"] =
+        static_cast<double>(topos::detail::PlanAccess::state(trainer.plan()).steps.size());
+    state.counters["steps_at_once"] = static_cast<double>(steps_at_once);
+    state.counters["groups"] = static_cast<double>(groups);
 }
 
 template <class Build>

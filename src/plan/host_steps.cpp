@@ -1,5 +1,6 @@
 #include "plan/host_steps.hpp"
 
+#include "core/thread_pool.hpp"
 #include "graph/node_view.hpp"
 #include "ops/op_info.hpp"
 #include "pattern/catalog.hpp"
@@ -7,7 +8,9 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace topos::detail {
@@ -44,10 +47,9 @@ bool match_runs(const Match& match, const std::vector<Node>& nodes) {
 }
 
 template <Element T>
-void run_election(const HostMemory<T>& memory, std::size_t e) {
+void compute_election(const HostMemory<T>& memory, std::size_t e) {
     const PlanState<T>& plan = memory.plan;
     if (!match_runs(plan.elections[e].match, plan.graph_nodes())) {
-        tally_election(plan, e);
         return;
     }
     const ElectionLocations& locations = plan.election_locations[e];
@@ -62,13 +64,11 @@ void run_election(const HostMemory<T>& memory, std::size_t e) {
         results.push_back(location ? memory.address(*location) : nullptr);
     }
     run_match<T>(plan.elections[e].match, inputs, results);
-    tally_election(plan, e);
 }
 
 template <Element T>
-void run_kernel(const HostMemory<T>& memory, const Step<T>& step) {
+void compute_kernel(const HostMemory<T>& memory, const Step<T>& step) {
     if (!op_info(step.node->opcode()).kernel_runs_for(step.node->shape())) {
-        tally_kernel_step(step);
         return;
     }
     const std::vector<Node>& nodes = memory.plan.graph_nodes();
@@ -80,7 +80,25 @@ void run_kernel(const HostMemory<T>& memory, const Step<T>& step) {
     step.kernel(view_of(*step.node),
                 std::span<const View<T>>(views.data(), operands.size()),
                 memory.address(step.output));
-    tally_kernel_step(step);
+}
+
+template <Element T>
+void compute_step(const HostMemory<T>& memory, const Step<T>& step) {
+    if (step.election >= 0) {
+        compute_election(memory, static_cast<std::size_t>(step.election));
+    } else {
+        compute_kernel(memory, step);
+    }
+}
+
+// Tallies run on the caller's thread, in schedule order.
+template <Element T>
+void tally_step(const PlanState<T>& plan, const Step<T>& step) {
+    if (step.election >= 0) {
+        tally_election(plan, static_cast<std::size_t>(step.election));
+    } else {
+        tally_kernel_step(step);
+    }
 }
 
 }  // namespace
@@ -106,10 +124,29 @@ const T* HostMemory<T>::read_address(const Location& location) const {
 
 template <Element T>
 void run_host_step(const HostMemory<T>& memory, const Step<T>& step) {
-    if (step.election >= 0) {
-        run_election(memory, static_cast<std::size_t>(step.election));
-    } else {
-        run_kernel(memory, step);
+    compute_step(memory, step);
+    tally_step(memory.plan, step);
+}
+
+template <Element T>
+void run_host_steps_at_once(const HostMemory<T>& memory, std::span<const Step<T>> steps) {
+    // One slot a step, so a failure is reported as the steps in order would
+    // have: the first failing step's, after the tallies of those before it.
+    thread_local std::vector<std::exception_ptr> failures;
+    failures.assign(steps.size(), nullptr);
+    std::vector<std::exception_ptr>& failed = failures;
+    ThreadPool::instance().run(steps.size(), [&](std::size_t i) {
+        try {
+            compute_step(memory, steps[i]);
+        } catch (...) {
+            failed[i] = std::current_exception();
+        }
+    });
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (failed[i]) {
+            std::rethrow_exception(std::exchange(failed[i], nullptr));
+        }
+        tally_step(memory.plan, steps[i]);
     }
 }
 
@@ -131,6 +168,8 @@ template struct HostMemory<float>;
 template struct HostMemory<double>;
 template void run_host_step(const HostMemory<float>&, const Step<float>&);
 template void run_host_step(const HostMemory<double>&, const Step<double>&);
+template void run_host_steps_at_once(const HostMemory<float>&, std::span<const Step<float>>);
+template void run_host_steps_at_once(const HostMemory<double>&, std::span<const Step<double>>);
 template void tally_kernel_step(const Step<float>&);
 template void tally_kernel_step(const Step<double>&);
 

@@ -28,6 +28,12 @@ struct HostMemory {
 template <Element T>
 void run_host_step(const HostMemory<T>& memory, const Step<T>& step);
 
+// Runs steps that may run at once (a StepGroup's) as one region on the
+// library's threads, then reports them to the active tally in order. A failing
+// step's exception is rethrown, the first in order when several fail.
+template <Element T>
+void run_host_steps_at_once(const HostMemory<T>& memory, std::span<const Step<T>> steps);
+
 // Reports a step run by its own kernel to the active tally, if any.
 template <Element T>
 void tally_kernel_step(const Step<T>& step);

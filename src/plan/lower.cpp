@@ -8,6 +8,7 @@
 #include "pattern/map.hpp"
 #include "plan/arena.hpp"
 #include "plan/backend_seam.hpp"
+#include "plan/concurrent_steps.hpp"
 #include "plan/election.hpp"
 #include "plan/plan_state.hpp"
 #include "plan/simplify.hpp"
@@ -429,6 +430,9 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     build_steps(plan, place_values(plan, declared, fused));
     read_through_stand_ins(plan, declared_values);
     plan.executor = executor_for(plan);
+    if (plan.executor == nullptr) {
+        group_concurrent_steps(plan);
+    }
     return plan;
 }
 

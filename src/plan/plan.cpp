@@ -79,15 +79,25 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
 }
 
 // Runs every step: on a backend's device when lowering chose one (the steps it
-// declines still run on the host), else on the host.
+// declines still run on the host), else on the host, each group of steps that
+// may run at once as one region on the library's threads.
 template <Element T>
 void execute(const detail::HostMemory<T>& memory) {
     if (memory.plan.executor != nullptr) {
         memory.plan.executor->execute(memory);
         return;
     }
-    for (const detail::Step<T>& step : memory.plan.steps) {
-        detail::run_host_step(memory, step);
+    const std::span<const detail::Step<T>> steps = memory.plan.steps;
+    auto group = memory.plan.concurrent.begin();
+    for (std::size_t s = 0; s < steps.size();) {
+        if (group != memory.plan.concurrent.end() && group->first == s) {
+            detail::run_host_steps_at_once(memory, steps.subspan(s, group->count));
+            s += group->count;
+            ++group;
+        } else {
+            detail::run_host_step(memory, steps[s]);
+            ++s;
+        }
     }
 }
 

@@ -44,6 +44,13 @@ struct Step {
     const Server* server = nullptr;  // the optional backend that serves it, or the reference
 };
 
+// Steps [first, first + count) of a plan, which may run at once
+// (plan/concurrent_steps.hpp).
+struct StepGroup {
+    std::size_t first;
+    std::size_t count;
+};
+
 // Where an elected pattern's kernel reads its inputs and writes its results.
 struct ElectionLocations {
     std::vector<Location> inputs;
@@ -83,6 +90,7 @@ struct PlanState {
     std::vector<SourceUse> sources;
     std::vector<std::int32_t> source_of_node;  // by node index: index into `sources`, or -1
     std::vector<Step<T>> steps;
+    std::vector<StepGroup> concurrent;        // ascending, disjoint
     std::vector<std::uint32_t> stored_nodes;  // by run slot
     std::size_t arena_elements = 0;
     std::shared_ptr<const RunLayout> run_layout;
