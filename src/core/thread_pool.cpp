@@ -114,13 +114,20 @@ void ThreadPool::run_tasks(std::size_t count, TaskRef task) {
         std::fegetenv(&environment_);
         count_ = count;
         next_.store(0, std::memory_order_relaxed);
-        workers_in_region_ = workers_.size();
+        open_ = true;
         ++generation_;
     }
     wake_.notify_all();
     inside_region = true;
     take_tasks();
     inside_region = false;
+    // Every task has been taken: a worker that has not joined yet (still
+    // waking) finds the region closed and never touches it, so the caller
+    // waits only for the workers running a task.
+    {
+        const std::lock_guard state(state_);
+        open_ = false;
+    }
     spin_until([this] { return workers_in_region_.load(std::memory_order_acquire) == 0; });
     std::unique_lock state(state_);
     done_.wait(state, [this] { return workers_in_region_ == 0; });
@@ -153,6 +160,10 @@ void ThreadPool::work(std::uint64_t seen_generation) {
             return;
         }
         seen_generation = generation_;
+        if (!open_) {
+            continue;
+        }
+        ++workers_in_region_;
         state.unlock();
         take_tasks_in_callers_environment();
         state.lock();

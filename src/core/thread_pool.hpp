@@ -88,13 +88,16 @@ private:
     std::condition_variable done_;
     std::vector<std::thread> workers_;
     // The running region: task_ and count_ are written under state_ before the
-    // workers wake; next_ hands out task indices.
+    // workers wake; next_ hands out task indices. A worker joins only while the
+    // region is open_ (until the caller has taken the last task).
     TaskRef task_;
     std::fenv_t environment_{};
     std::size_t count_ = 0;
     std::atomic<std::size_t> next_ = 0;
+    bool open_ = false;
     // Atomic so that a thread can spin on them before it sleeps on a condition
-    // variable; they still change only under state_.
+    // variable; they still change only under state_. workers_in_region_ counts
+    // the workers that joined the region and have not left it.
     std::atomic<std::size_t> workers_in_region_ = 0;
     std::atomic<std::uint64_t> generation_ = 0;
     bool stopping_ = false;

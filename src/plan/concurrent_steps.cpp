@@ -58,6 +58,15 @@ bool keeps_the_pool(const Footprint& step, std::size_t self_splitting_multiply_a
            step.multiply_adds >= self_splitting_multiply_adds;
 }
 
+// Whether a step may run beside others: small enough to stay on one thread,
+// large enough that another thread taking it saves more than handing it over
+// costs.
+bool may_share(const Footprint& step,
+               std::size_t self_splitting_multiply_adds,
+               std::size_t min_work) {
+    return step.work >= min_work && !keeps_the_pool(step, self_splitting_multiply_adds);
+}
+
 void add(std::vector<Extent>& extents,
          Footprint& footprint,
          const Location& location,
@@ -138,6 +147,9 @@ void group_concurrent_steps(PlanState<T>& plan, std::size_t min_work) {
     for (const Step<T>& step : plan.steps) {
         footprints.push_back(footprint_of(plan, step));
     }
+    const auto shares = [&](std::size_t s) {
+        return may_share(footprints[s], product_threshold, min_work);
+    };
     std::vector<bool> placed(count, false);
     std::vector<std::size_t> order;
     order.reserve(count);
@@ -150,33 +162,26 @@ void group_concurrent_steps(PlanState<T>& plan, std::size_t min_work) {
         }
         members.assign(1, first);
         passed.clear();
-        std::size_t work = footprints[first].work;
-        const bool alone = keeps_the_pool(footprints[first], product_threshold);
         for (std::size_t t = first + 1;
-             !alone && t < count && passed.size() + members.size() <= look_ahead_steps;
+             shares(first) && t < count && members.size() < max_group_steps &&
+             members.size() + passed.size() < look_ahead_steps;
              ++t) {
             if (placed[t]) {
                 continue;
             }
-            const Footprint& candidate = footprints[t];
-            if (keeps_the_pool(candidate, product_threshold) || members.size() == max_group_steps) {
+            if (keeps_the_pool(footprints[t], product_threshold)) {
                 break;
             }
             const auto conflicts = [&](std::size_t other) {
-                return conflict(footprints[other], candidate);
+                return conflict(footprints[other], footprints[t]);
             };
-            if (std::any_of(members.begin(), members.end(), conflicts) ||
-                std::any_of(passed.begin(), passed.end(), conflicts)) {
-                passed.push_back(t);
-            } else {
-                members.push_back(t);
-                work += candidate.work;
-            }
+            const bool joins = shares(t) &&
+                               std::none_of(members.begin(), members.end(), conflicts) &&
+                               std::none_of(passed.begin(), passed.end(), conflicts);
+            (joins ? members : passed).push_back(t);
         }
-        if (members.size() >= 2 && work >= min_work) {
+        if (members.size() >= 2) {
             groups.push_back({order.size(), members.size()});
-        } else {
-            members.resize(1);
         }
         for (const std::size_t member : members) {
             placed[member] = true;

@@ -12,9 +12,10 @@
 
 namespace topos::detail {
 
-// A group is worth waking the pool's threads only with this much work in all
-// (elements read and written, or multiply-adds for a product).
-inline constexpr std::size_t concurrent_group_min_work = 16384;
+// A step runs beside others only with at least this much work (elements read
+// and written, or multiply-adds for a product): below it, handing the step to
+// another thread costs more than the thread saves.
+inline constexpr std::size_t concurrent_step_min_work = 65536;
 
 // Gathers the plan's groups of two or more steps, each of at least
 // `min_work`: from each step on, the steps within a short look-ahead that
@@ -22,6 +23,6 @@ inline constexpr std::size_t concurrent_group_min_work = 16384;
 // it, and move up to run beside it. Reorders `plan.steps` accordingly and sets
 // `plan.concurrent`. Any valid order of steps is a valid input.
 template <Element T>
-void group_concurrent_steps(PlanState<T>& plan, std::size_t min_work = concurrent_group_min_work);
+void group_concurrent_steps(PlanState<T>& plan, std::size_t min_work = concurrent_step_min_work);
 
 }  // namespace topos::detail
