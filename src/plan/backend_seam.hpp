@@ -51,6 +51,9 @@ struct Server {
     Kernel<double> kernel_f64;
     // Null for a backend whose kernels work in host memory.
     const DeviceExecutor* device = nullptr;
+    // Whether its kernels start threads of their own (a library such as
+    // OpenBLAS): its steps never run beside others (plan/concurrent_steps.hpp).
+    bool runs_own_threads = false;
 
     template <Element T>
     Kernel<T> kernel() const {

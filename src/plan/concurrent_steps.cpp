@@ -44,7 +44,8 @@ struct Footprint {
     std::size_t work = 0;           // elements read and written, or multiply-adds
     std::size_t largest = 0;        // elements of its largest operand or result
     std::size_t multiply_adds = 0;  // of a product, else 0
-    bool splits_by_itself = false;  // a kernel that always shares the pool
+    bool splits_by_itself =
+        false;  // a kernel that always shares the pool, or has threads of its own
 };
 
 // Whether running `a` and `b` at once could let one see the other's writes.
@@ -131,6 +132,8 @@ Footprint footprint_of(const PlanState<T>& plan, const Step<T>& step) {
         }
         writes(step.output, step.node->symbol().index());
     }
+    footprint.splits_by_itself =
+        footprint.splits_by_itself || (step.server != nullptr && step.server->runs_own_threads);
     footprint.multiply_adds = multiply_adds_of(*step.node, nodes);
     footprint.work = std::max(footprint.work, footprint.multiply_adds);
     return footprint;

@@ -6,6 +6,7 @@
 #include "plan/concurrent_steps.hpp"
 
 #include "support/random_graphs.hpp"
+#include <topos/config.hpp>
 #include <topos/topos.hpp>
 
 #include <gtest/gtest.h>
@@ -99,6 +100,42 @@ TEST(ConcurrentSteps, IndependentProductsRunAtOnceWithTheInterpretersBits) {
                     << threads << " threads, node " << value.index();
             }
         }
+    }
+}
+
+// A backend with threads of its own (OpenBLAS, in a build with it) serves
+// Fast products of 64^3 multiply-adds and more: those steps run alone.
+TEST(ConcurrentSteps, StepsOfABackendWithItsOwnThreadsRunAlone) {
+    Tape<float> tape;
+    auto x = tape.input(ramp(Shape{64, 64}, 1.0F));
+    std::vector<Value<float>> products;
+    for (int i = 0; i < 4; ++i) {
+        products.push_back(x.matmul(tape.parameter(ramp(Shape{64, 64}, 0.5F))));
+    }
+    const Symbol loss = ((products[0] * products[1]) + (products[2] * products[3])).sum().symbol();
+    const auto network = std::move(tape).into_network();
+    for (const Numerics numerics : {Numerics::Exact, Numerics::Fast}) {
+        const Plan<float> plan = network.entry({loss}).numerics(numerics).lower();
+        const auto& state = detail::PlanAccess::state(plan);
+        if (state.executor != nullptr) {
+            continue;  // a device runs the plan: no host steps run at once
+        }
+        std::size_t own_threads = 0;
+        std::size_t grouped = 0;
+        for (std::size_t s = 0; s < state.steps.size(); ++s) {
+            const bool threaded =
+                state.steps[s].server != nullptr && state.steps[s].server->runs_own_threads;
+            own_threads += threaded ? 1 : 0;
+            for (const detail::StepGroup& group : state.concurrent) {
+                grouped += (s >= group.first && s < group.first + group.count) ? 1 : 0;
+                EXPECT_FALSE(threaded && s >= group.first && s < group.first + group.count)
+                    << "a step of " << state.steps[s].server->name << " runs beside others";
+            }
+        }
+        const bool blas_serves = TOPOS_HAS_BLAS == 1 && numerics == Numerics::Fast;
+        EXPECT_EQ(own_threads, blas_serves ? 4U : 0U);
+        // Without such a backend, the four products share a group.
+        EXPECT_EQ(grouped, blas_serves ? 0U : 4U);
     }
 }
 

@@ -60,8 +60,14 @@ void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
 }  // namespace
 
 const Server& blas_server() {
-    static const Server server{
-        "openblas", Fidelity::Reordered, {"MatMul"}, serves, kernel<float>, kernel<double>};
+    static const Server server{"openblas",
+                               Fidelity::Reordered,
+                               {"MatMul"},
+                               serves,
+                               kernel<float>,
+                               kernel<double>,
+                               nullptr,
+                               true};
     return server;
 }
 
