@@ -134,6 +134,8 @@ void run_host_steps_at_once(const HostMemory<T>& memory, std::span<const Step<T>
     // have: the first failing step's, after the tallies of those before it.
     thread_local std::vector<std::exception_ptr> failures;
     failures.assign(steps.size(), nullptr);
+    // The tasks write the caller's slots: the thread_local named inside a task
+    // would be each worker's own.
     std::vector<std::exception_ptr>& failed = failures;
     ThreadPool::instance().run(steps.size(), [&](std::size_t i) {
         try {
