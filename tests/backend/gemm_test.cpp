@@ -4,6 +4,7 @@
 // runs and several thread counts.
 #include "support/bit_equal.hpp"
 #include "support/gemm_cases.hpp"
+#include "support/thread_count_guard.hpp"
 #include <topos/core/threads.hpp>
 
 #include <gtest/gtest.h>
@@ -21,10 +22,7 @@ namespace {
 
 using test::GemmCase;
 
-// Restores the default thread count when a test ends.
-struct ThreadCountGuard {
-    ~ThreadCountGuard() { set_threads(0); }
-};
+using test::ThreadCountGuard;
 
 // Cuts even the smallest products into tiles over the pool, so that small test
 // shapes still exercise every tiling.

@@ -6,6 +6,7 @@
 #include "plan/concurrent_steps.hpp"
 
 #include "support/random_graphs.hpp"
+#include "support/thread_count_guard.hpp"
 #include <topos/config.hpp>
 #include <topos/topos.hpp>
 
@@ -19,19 +20,7 @@
 namespace topos {
 namespace {
 
-// Restores the library's thread count when a test ends.
-class ThreadCountGuard {
-public:
-    ThreadCountGuard() : saved_(threads()) {}
-
-    ~ThreadCountGuard() { set_threads(saved_); }
-
-    ThreadCountGuard(const ThreadCountGuard&) = delete;
-    ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
-
-private:
-    std::size_t saved_;
-};
+using test::ThreadCountGuard;
 
 template <Element T>
 const std::vector<detail::StepGroup>& groups_of(const Plan<T>& plan) {
