@@ -5,10 +5,11 @@
 // elements as rows of 1024, its exps on each instruction set. Counters: ns per
 // element. LibTorch's vectorised functions on the same tensor are
 // libtorch_transcendental_bench. The Fast numerics' float functions
-// (fast_transcendental.hpp) are fast_float_*.
+// (fast_transcendental.hpp) are fast_float_*, LogSoftmax's rows with them
+// included.
 #include "kernels/fast_transcendental.hpp"
 #include "kernels/transcendental.hpp"
-#include "ops/reduce.hpp"
+#include "ops/log_sum_exp.hpp"
 #include <topos/core/isa.hpp>
 
 #include <benchmark/benchmark.h>
@@ -68,19 +69,22 @@ void fast_function(benchmark::State& state, ExactFunction f, Isa set) {
 
 constexpr std::size_t row_length = 1024;
 
-// LogSoftmax's kernel (ops/log_softmax.cpp) row by row, with `set` capping
-// the instruction set of its exps.
-template <class T>
+// LogSoftmax's kernel (ops/log_sum_exp.hpp) row by row on this thread, with
+// `set` capping the instruction set of its exps: the exact functions, or the
+// Fast lanes' (float only).
+template <class T, class ExpAndLog = topos::detail::ExactExpAndLog>
 void log_softmax_rows(benchmark::State& state, Isa set) {
     const Isa before = topos::isa();
     topos::set_max_isa(set);
+    const ExpAndLog functions{};
     const std::vector<T> x = uniform_inputs<T>();
     std::vector<T> out(elements);
     const auto in_row = [](std::size_t a) { return a; };
     for (auto _ : state) {
         for (std::size_t row = 0; row < elements; row += row_length) {
             const T* terms = x.data() + row;
-            const T normaliser = topos::detail::log_sum_exp_of(terms, in_row, row_length);
+            const T normaliser =
+                topos::detail::log_sum_exp_of(terms, in_row, row_length, functions);
             for (std::size_t a = 0; a < row_length; ++a) {
                 out[row + a] = terms[a] - normaliser;
             }
@@ -120,6 +124,11 @@ void register_all() {
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
         benchmark::RegisterBenchmark(("double_" + suffix).c_str(), log_softmax_rows<double>, set)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("fast_float_" + suffix).c_str(),
+                                     log_softmax_rows<float, topos::detail::FastExpAndLog>,
+                                     set)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
     }

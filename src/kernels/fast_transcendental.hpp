@@ -21,4 +21,16 @@ void fast_map_on(Isa set, ExactFunction f, const float* x, float* out, std::size
 // fast::f(x) for one element.
 float fast_of(ExactFunction f, float x);
 
+// The Fast lanes' exp and log for the rows of a log-sum-exp
+// (ops/log_sum_exp.hpp), on the calling thread.
+struct FastExpAndLog {
+    Isa set = isa();
+
+    void exp_in_place(float* terms, std::size_t count) const {
+        fast_map_on(set, ExactFunction::Exp, terms, terms, count);
+    }
+
+    float log(float sum) const { return fast_of(ExactFunction::Log, sum); }
+};
+
 }  // namespace topos::detail

@@ -1,7 +1,7 @@
 // LogSoftmax: a - logsumexp(a) along one axis (the axis stays), fused so it is
 // stable at extreme logits: each output is a - (m + log(sum(exp(a - m)))).
+#include "ops/log_sum_exp.hpp"
 #include "ops/lowering.hpp"
-#include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
 namespace topos::detail {
@@ -15,14 +15,11 @@ Shape infer(const ShapeCheck& check) {
 
 template <Element T>
 void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
-    const T* x = operands[0].data;
-    const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
-    for_each_reduction(*operands[0].shape, axis, [&](auto at, std::size_t, std::size_t count) {
-        const T normaliser = log_sum_exp_of(x, at, count);
-        for (std::size_t a = 0; a < count; ++a) {
-            out[at(a)] = x[at(a)] - normaliser;
-        }
-    });
+    log_softmax_rows(operands[0].data,
+                     *operands[0].shape,
+                     node.attributes_as<AxisAttributes>().axis,
+                     out,
+                     ExactExpAndLog{});
 }
 
 // d log_softmax(a) = g - softmax(a) sum(g), with softmax(a) = exp(y)

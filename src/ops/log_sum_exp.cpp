@@ -1,6 +1,7 @@
 // LogSumExp: log(sum(exp(a))) along one axis, removing it, computed stably as
-// m + log(sum(exp(a - m))) with m the maximum along the axis (the sum in the
-// striped order), so it stays finite at extreme logits.
+// m + log(sum(exp(a - m))) with m the maximum along the axis (ops/log_sum_exp.hpp).
+#include "ops/log_sum_exp.hpp"
+
 #include "ops/lowering.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
@@ -11,12 +12,11 @@ namespace {
 
 template <Element T>
 void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
-    const T* x = operands[0].data;
-    const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
-    for_each_reduction(
-        *operands[0].shape, axis, [&](auto at, std::size_t output, std::size_t count) {
-            out[output] = log_sum_exp_of(x, at, count);
-        });
+    log_sum_exp_rows(operands[0].data,
+                     *operands[0].shape,
+                     node.attributes_as<AxisAttributes>().axis,
+                     out,
+                     ExactExpAndLog{});
 }
 
 // d lse(a) = softmax(a) da = exp(a - lse(a)) g, repeated along the axis

@@ -3,12 +3,15 @@
 // for float and double: at every boundary where the scalar code branches, for
 // special values, for random bit patterns and ranges, with tails shorter than
 // a vector, in place, and shared among threads; and the log-sum-exp of rows,
-// whose exps run in lanes, gives the bits of the striped sum of scalar exps.
+// whose exps run in lanes, gives the bits of the striped sum of scalar exps,
+// on any number of threads.
 #include "core/exact_math.hpp"
 #include "kernels/striped_sum.hpp"
 #include "kernels/transcendental.hpp"
-#include "ops/reduce.hpp"
+#include "ops/log_sum_exp.hpp"
+#include "support/thread_count_guard.hpp"
 #include <topos/core/isa.hpp>
+#include <topos/core/threads.hpp>
 
 #include <gtest/gtest.h>
 
@@ -216,7 +219,7 @@ void expect_log_sum_exp_of_scalar_bits(Isa set) {
             x[(count / 3) * stride] = -std::numeric_limits<T>::infinity();
             x[(count - 1) * stride] = static_cast<T>(-1e4);  // underflows
             const T lanes = log_sum_exp_of(
-                x.data(), [stride](std::size_t a) { return a * stride; }, count);
+                x.data(), [stride](std::size_t a) { return a * stride; }, count, ExactExpAndLog{});
             const T expected = scalar_log_sum_exp(x.data(), stride, count);
             EXPECT_TRUE(same_bits(lanes, expected))
                 << name_of(set) << ", " << count << " terms, stride " << stride << ": "
@@ -232,6 +235,41 @@ TYPED_TEST(ExactLanes, TheLogSumExpOfRowsGivesTheBitsOfTheStripedScalarSum) {
         expect_log_sum_exp_of_scalar_bits<TypeParam>(set);
     }
     set_max_isa(before);
+}
+
+// A tensor large enough that its rows are shared among the pool's threads,
+// reduced along each axis: every row has the striped scalar sum's bits on 1, 2
+// and 3 threads.
+TYPED_TEST(ExactLanes, RowsOfALargeLogSoftmaxSharedAmongThreadsKeepTheScalarBits) {
+    using T = TypeParam;
+    const test::ThreadCountGuard restore_threads;
+    const Shape shape{96, 500};
+    std::mt19937_64 random(23);
+    std::normal_distribution<double> logit(0.0, 4.0);
+    std::vector<T> x(shape.elements());
+    for (T& value : x) {
+        value = static_cast<T>(logit(random));
+    }
+    for (const std::size_t axis : {0, 1}) {
+        const std::size_t stride = axis == 0 ? shape[1] : 1;
+        const std::size_t rows = shape[1 - axis];
+        for (const std::size_t threads : {1, 2, 3}) {
+            set_threads(threads);
+            std::vector<T> sums(rows);
+            std::vector<T> out(x.size());
+            log_sum_exp_rows(x.data(), shape, axis, sums.data(), ExactExpAndLog{});
+            log_softmax_rows(x.data(), shape, axis, out.data(), ExactExpAndLog{});
+            for (std::size_t row = 0; row < rows; ++row) {
+                const std::size_t first = axis == 0 ? row : row * shape[1];
+                const T expected = scalar_log_sum_exp(x.data() + first, stride, shape[axis]);
+                ASSERT_TRUE(same_bits(sums[row], expected))
+                    << "axis " << axis << ", row " << row << ", " << threads << " threads";
+                const std::size_t last = first + (shape[axis] - 1) * stride;
+                ASSERT_TRUE(same_bits(out[last], static_cast<T>(x[last] - expected)))
+                    << "axis " << axis << ", row " << row << ", " << threads << " threads";
+            }
+        }
+    }
 }
 
 }  // namespace
