@@ -61,12 +61,15 @@ enum class Part {
     Both
 };
 
-void topos_plan(benchmark::State& state, Layer layer, Part part, bool fused) {
+void topos_plan(benchmark::State& state,
+                Layer layer,
+                Part part,
+                bool fused,
+                topos::Numerics numerics = topos::Numerics::Exact) {
     const Recorded recorded = record(layer);
     const topos::Symbol root = part == Part::Convolution ? recorded.convolved : recorded.pooled;
     const auto parameters = recorded.network.parameters();
-    const auto entry =
-        recorded.network.entry({root}).numerics(topos::Numerics::Exact).elect_patterns(fused);
+    const auto entry = recorded.network.entry({root}).numerics(numerics).elect_patterns(fused);
     if (part == Part::Pooling) {
         // The pooling alone: its input fed, so the convolution is not scheduled.
         Tape<float> tape;
@@ -185,10 +188,15 @@ void onednn(benchmark::State& state, Layer l) {
 
 void register_layer(const char* name, Layer layer, Part part) {
     const std::string prefix = name;
-    benchmark::RegisterBenchmark((prefix + "/topos_fused").c_str(), topos_plan, layer, part, true)
+    benchmark::RegisterBenchmark(
+        (prefix + "/topos_fused").c_str(), topos_plan, layer, part, true, topos::Numerics::Exact)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(
-        (prefix + "/topos_unfused").c_str(), topos_plan, layer, part, false)
+        (prefix + "/topos_unfused").c_str(), topos_plan, layer, part, false, topos::Numerics::Exact)
+        ->Unit(benchmark::kMicrosecond);
+    // Under Fast, with the backends this build holds (oneDNN's convolutions).
+    benchmark::RegisterBenchmark(
+        (prefix + "/topos_fast").c_str(), topos_plan, layer, part, true, topos::Numerics::Fast)
         ->Unit(benchmark::kMicrosecond);
 #if defined(TOPOS_BENCH_WITH_TORCH)
     benchmark::RegisterBenchmark((prefix + "/libtorch").c_str(), libtorch, layer, part)

@@ -10,6 +10,9 @@ const Server& fast_lanes_server();
 #if TOPOS_HAS_BLAS
 const Server& blas_server();
 #endif
+#if TOPOS_HAS_ONEDNN
+const Server& onednn_server();
+#endif
 #if TOPOS_HAS_CUDA
 const Server& cuda_server();
 #endif
@@ -22,6 +25,9 @@ std::span<const Server* const> servers() {
 #endif
 #if TOPOS_HAS_BLAS
         list.push_back(&blas_server());
+#endif
+#if TOPOS_HAS_ONEDNN
+        list.push_back(&onednn_server());
 #endif
 #if TOPOS_HAS_FAST_LANES
         list.push_back(&fast_lanes_server());

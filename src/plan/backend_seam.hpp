@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ops/op_info.hpp"
+#include "pattern/row.hpp"
 #include "run/tally_scope.hpp"
 #include <topos/graph/node.hpp>
 
@@ -44,7 +45,8 @@ struct Server {
     std::string_view name;
     Fidelity fidelity;
     std::vector<std::string> formulas;
-    // Whether it serves `node` (operand shapes included) at this precision.
+    // Whether it serves `node` (operand shapes included) at this precision;
+    // null for a backend that serves elected patterns only.
     bool (*serves)(const Node& node, std::span<const Shape> operands, Precision precision);
     // The kernel over host memory.
     Kernel<float> kernel_f32;
@@ -54,6 +56,12 @@ struct Server {
     // Whether its kernels start threads of their own (a library such as
     // OpenBLAS): its steps never run beside others (plan/concurrent_steps.hpp).
     bool runs_own_threads = false;
+    // Elected patterns it computes in the catalog kernel's stead (a library's
+    // convolution): whether it serves `match` at this precision, and the
+    // kernels, with the catalog's inputs and results. Null: none.
+    bool (*serves_match)(const Match& match, Precision precision) = nullptr;
+    FusedKernel<float> match_kernel_f32 = nullptr;
+    FusedKernel<double> match_kernel_f64 = nullptr;
 
     template <Element T>
     Kernel<T> kernel() const {
@@ -61,6 +69,15 @@ struct Server {
             return kernel_f32;
         } else {
             return kernel_f64;
+        }
+    }
+
+    template <Element T>
+    FusedKernel<T> match_kernel() const {
+        if constexpr (std::same_as<T, float>) {
+            return match_kernel_f32;
+        } else {
+            return match_kernel_f64;
         }
     }
 };

@@ -16,11 +16,20 @@
 namespace topos::detail {
 namespace {
 
-// The pattern's formula, and each member a backend served in its stead.
+// The pattern's formula (with the backend that computed it, if one did), and
+// each member a backend served in its stead.
 template <Element T>
-void tally_election(const PlanState<T>& plan, std::size_t e) {
+void tally_election(const PlanState<T>& plan, const Step<T>& step) {
     Tally* tally = active_tally();
     if (tally == nullptr) {
+        return;
+    }
+    const auto e = static_cast<std::size_t>(step.election);
+    if (step.server != nullptr) {
+        tally->add(name_of(plan.patterns[e].formula()),
+                   precision_of<T>(),
+                   step.server->name,
+                   step.server->fidelity);
         return;
     }
     tally->add(
@@ -47,8 +56,9 @@ bool match_runs(const Match& match, const std::vector<Node>& nodes) {
 }
 
 template <Element T>
-void compute_election(const HostMemory<T>& memory, std::size_t e) {
+void compute_election(const HostMemory<T>& memory, const Step<T>& step) {
     const PlanState<T>& plan = memory.plan;
+    const auto e = static_cast<std::size_t>(step.election);
     if (!match_runs(plan.elections[e].match, plan.graph_nodes())) {
         return;
     }
@@ -63,7 +73,11 @@ void compute_election(const HostMemory<T>& memory, std::size_t e) {
     for (const std::optional<Location>& location : locations.results) {
         results.push_back(location ? memory.address(*location) : nullptr);
     }
-    run_match<T>(plan.elections[e].match, inputs, results);
+    if (step.server != nullptr) {
+        step.server->template match_kernel<T>()(plan.elections[e].match, inputs, results);
+    } else {
+        run_match<T>(plan.elections[e].match, inputs, results);
+    }
 }
 
 template <Element T>
@@ -85,7 +99,7 @@ void compute_kernel(const HostMemory<T>& memory, const Step<T>& step) {
 template <Element T>
 void compute_step(const HostMemory<T>& memory, const Step<T>& step) {
     if (step.election >= 0) {
-        compute_election(memory, static_cast<std::size_t>(step.election));
+        compute_election(memory, step);
     } else {
         compute_kernel(memory, step);
     }
@@ -95,7 +109,7 @@ void compute_step(const HostMemory<T>& memory, const Step<T>& step) {
 template <Element T>
 void tally_step(const PlanState<T>& plan, const Step<T>& step) {
     if (step.election >= 0) {
-        tally_election(plan, static_cast<std::size_t>(step.election));
+        tally_election(plan, step);
     } else {
         tally_kernel_step(step);
     }

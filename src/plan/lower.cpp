@@ -176,9 +176,23 @@ const Server* server_for(const Node& node, const std::vector<Node>& nodes, Numer
     }
     for (const Server* server : servers()) {
         const bool allowed = numerics == Numerics::Fast || server->fidelity == Fidelity::Exact;
-        if (allowed &&
+        if (allowed && server->serves != nullptr &&
             server->serves(
                 node, std::span<const Shape>(shapes.data(), operands.size()), precision_of<T>())) {
+            return server;
+        }
+    }
+    return nullptr;
+}
+
+// The first optional backend that computes an elected match under these
+// numerics, or null for the catalog's kernel.
+template <Element T>
+const Server* server_for_match(const Match& match, Numerics numerics) {
+    for (const Server* server : servers()) {
+        const bool allowed = numerics == Numerics::Fast || server->fidelity == Fidelity::Exact;
+        if (allowed && server->serves_match != nullptr &&
+            server->serves_match(match, precision_of<T>())) {
             return server;
         }
     }
@@ -227,7 +241,10 @@ void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
     for (std::uint32_t index : plan.schedule.order) {
         const Node& node = nodes[index];
         if (election_at[index] >= 0) {
-            plan.steps.push_back(Step<T>{nullptr, &node, {}, where[index], election_at[index]});
+            const Match& match = plan.elections[static_cast<std::size_t>(election_at[index])].match;
+            Step<T> step{nullptr, &node, {}, where[index], election_at[index]};
+            step.server = server_for_match<T>(match, plan.entry.numerics());
+            plan.steps.push_back(step);
             continue;
         }
         if (is_source(node.opcode()) || covered[index] || shares_operand_buffer(node, where)) {
