@@ -45,7 +45,10 @@ void sum_contiguous_runs(const T* x, std::size_t runs, std::size_t extent, T* ou
 // Partial rows [first_lane, end_lane) of the 16: row a of `extent` rows of
 // `inner` elements goes onto partial row a mod 16, so each element of a
 // partial row adds its column's terms in ascending order. The partial rows
-// are independent chains: threads may take different ones.
+// are independent chains: threads may take different ones. Rows base + lane
+// for consecutive lanes are consecutive in memory, as are their partial
+// rows, so each block of 16 rows is one run of additions, however short a
+// row is (a bias gradient's rows hold a few channels).
 template <Element T>
 void add_rows_to_partials(const T* rows,
                           std::size_t extent,
@@ -53,14 +56,16 @@ void add_rows_to_partials(const T* rows,
                           std::size_t first_lane,
                           std::size_t end_lane,
                           T* partials) {
+    T* partial = partials + first_lane * inner;
     for (std::size_t base = 0; base < extent; base += summation_lanes) {
         const std::size_t end = std::min(end_lane, extent - base);
-        for (std::size_t lane = first_lane; lane < end; ++lane) {
-            T* partial = partials + lane * inner;
-            const T* row = rows + (base + lane) * inner;
-            for (std::size_t i = 0; i < inner; ++i) {
-                partial[i] += row[i];
-            }
+        if (end <= first_lane) {
+            break;
+        }
+        const T* block = rows + (base + first_lane) * inner;
+        const std::size_t length = (end - first_lane) * inner;
+        for (std::size_t i = 0; i < length; ++i) {
+            partial[i] += block[i];
         }
     }
 }
