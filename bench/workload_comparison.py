@@ -44,6 +44,10 @@ def environment(changes):
 # topos_kernels, the kernels topos's dispatcher picked).
 CONTEXT = {}
 
+# By workload: how many services of one topos Fast step were not exact (the
+# counter inexact_services); none means the Fast plan ran the Exact kernels.
+INEXACT_SERVICES = {}
+
 
 def run_once(program, suffix, arguments, changes, workload_filter):
     result = subprocess.run(
@@ -52,6 +56,9 @@ def run_once(program, suffix, arguments, changes, workload_filter):
         check=True, capture_output=True, text=True, env=environment(changes))
     output = json.loads(result.stdout)
     CONTEXT.update(output.get("context", {}))
+    for row in output["benchmarks"]:
+        if suffix == "topos_fast" and "inexact_services" in row:
+            INEXACT_SERVICES[row["name"].split("/")[0]] = row["inexact_services"]
     return {row["name"].split("/")[0]: row["real_time"] for row in output["benchmarks"]}
 
 

@@ -38,10 +38,21 @@ std::pair<std::size_t, std::size_t> concurrent_steps(const topos::Plan<float>& p
     return {steps, groups.size()};
 }
 
+// The services of one step that were not the exact ones: a Fast step that
+// has none runs the Exact plan's kernels.
+std::size_t inexact_services(const topos::Tally& tally) {
+    std::size_t count = 0;
+    for (const topos::Service& service : tally.services()) {
+        count += service.fidelity == topos::Fidelity::Exact ? 0 : service.count;
+    }
+    return count;
+}
+
 template <class Build>
 void train(benchmark::State& state, Build build, topos::Numerics numerics) {
     auto trainer = build(numerics);
-    trainer.step();  // the first run touches the arena's pages
+    // The first run touches the arena's pages.
+    const topos::Tally first = topos::Backend::tallied([&] { trainer.step(); });
     for (auto _ : state) {
         trainer.step();
     }
@@ -53,6 +64,7 @@ void train(benchmark::State& state, Build build, topos::Numerics numerics) {
         static_cast<double>(topos::detail::PlanAccess::state(trainer.plan()).steps.size());
     state.counters["steps_at_once"] = static_cast<double>(steps_at_once);
     state.counters["groups"] = static_cast<double>(groups);
+    state.counters["inexact_services"] = static_cast<double>(inexact_services(first));
 }
 
 template <class Build>
