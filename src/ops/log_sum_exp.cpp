@@ -1,5 +1,6 @@
 // LogSumExp: log(sum(exp(a))) along one axis, removing it, computed stably as
-// m + log(sum(exp(a - m))) with m the maximum along the axis (ops/log_sum_exp.hpp).
+// m + log(sum(exp(a - m))) with m the maximum along the axis (the sum in the
+// striped order), so it stays finite at extreme logits.
 #include "ops/log_sum_exp.hpp"
 
 #include "ops/lowering.hpp"
