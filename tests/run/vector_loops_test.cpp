@@ -6,6 +6,7 @@
 // and a fused convolution's gradients give the portable loops' bits.
 #include "support/bit_equal.hpp"
 #include "support/op_specs.hpp"
+#include "support/thread_count_guard.hpp"
 #include <topos/autodiff/adjoints.hpp>
 #include <topos/core/isa.hpp>
 #include <topos/core/threads.hpp>
@@ -114,7 +115,7 @@ TEST(VectorLoops, TranscendentalFunctionsOverLongFloatTensorsOnOneAndTwoThreads)
         {"gelu", [](const auto& x) { return x.gelu(); }},
         {"softplus", [](const auto& x) { return x.softplus(); }},
     };
-    const std::size_t saved_threads = threads();
+    const test::ThreadCountGuard restore_threads;
     for (const std::size_t thread_count : {1, 2}) {
         set_threads(thread_count);
         for (const auto& [name, function] : functions) {
@@ -127,7 +128,6 @@ TEST(VectorLoops, TranscendentalFunctionsOverLongFloatTensorsOnOneAndTwoThreads)
                 << name << " on " << thread_count << " threads";
         }
     }
-    set_threads(saved_threads);
 }
 
 // Runs of every length up to three blocks of 16 lanes, and a long one; values
@@ -192,7 +192,7 @@ TEST(VectorLoops, SumsOfContiguousRunsRoundingDownGiveThePortableBits) {
 // which must give one thread's bits.
 template <Element T>
 void expect_sums_down_columns_give_the_portable_bits() {
-    const std::size_t saved_threads = threads();
+    const test::ThreadCountGuard restore_threads;
     for (const std::size_t columns : {1, 3, 8, 16, 21}) {
         for (const std::size_t extent : {1, 5, 16, 17, 40, 333, 5003}) {
             Tape<T> tape;
@@ -208,7 +208,6 @@ void expect_sums_down_columns_give_the_portable_bits() {
             EXPECT_TRUE(bit_equal(vector, alone)) << extent << " rows of " << columns;
         }
     }
-    set_threads(saved_threads);
 }
 
 TEST(VectorLoops, SumsDownColumnsGiveThePortableBits) {
@@ -242,14 +241,13 @@ TEST(VectorLoops, LongMapRegionsSharedAmongThreadsGiveTheUnfusedBits) {
     const auto unfused = network.entry({y}).elect_patterns(false).lower();
     const auto fused = network.entry({y}).lower();
     ASSERT_FALSE(fused.patterns().empty());
-    const std::size_t saved_threads = threads();
+    const test::ThreadCountGuard restore_threads;
     for (const std::size_t thread_count : {1, 2, 3}) {
         set_threads(thread_count);
         EXPECT_TRUE(bit_equal(fused.forward(network.parameters()).of(y),
                               unfused.forward(network.parameters()).of(y)))
             << thread_count << " threads";
     }
-    set_threads(saved_threads);
 }
 
 }  // namespace
