@@ -40,6 +40,10 @@ struct MapGeometry {
         std::array<std::int32_t, Node::max_operands> reads{};  // >= 0: member; < 0: input -1 - k
         MemberKernels kernels;
         std::optional<Spread> spread;
+        // Where the spread repeats one row shorter than a block (every axis
+        // but the innermost repeated, the innermost contiguous): the row's
+        // length. Blocks then read a tiling of the row in place.
+        std::size_t period = 0;
 
         template <Element T>
         Kernel<T> kernel() const {
@@ -204,6 +208,21 @@ std::pair<std::uint32_t, Spread> spread_of(const std::vector<Node>& nodes,
     return {link, merged(shape, strides)};
 }
 
+constexpr std::size_t block_elements = 512;
+
+// The length of the row a spread repeats, where it repeats one row shorter
+// than a block; 0 otherwise.
+std::size_t row_period(const Spread& spread) {
+    const std::size_t last = spread.extents.size() - 1;
+    for (std::size_t axis = 0; axis < last; ++axis) {
+        if (spread.strides[axis] != 0) {
+            return 0;
+        }
+    }
+    const bool short_row = spread.strides[last] == 1 && spread.extents[last] < block_elements;
+    return short_row ? spread.extents[last] : 0;
+}
+
 Match map_match(const std::vector<Node>& nodes,
                 const std::vector<std::uint32_t>& region,
                 const MemberKernelsOf& kernels_of) {
@@ -229,6 +248,7 @@ Match map_match(const std::vector<Node>& nodes,
         if (is_broadcast(node)) {
             auto [operand, spread] = spread_of(nodes, region, region[position]);
             member.reads[0] = input_read(operand);
+            member.period = row_period(spread);
             member.spread = std::move(spread);
         } else {
             if (kernels_of) {
@@ -250,8 +270,6 @@ Match map_match(const std::vector<Node>& nodes,
     }
     return Match{PatternKind::Map, root, region, {root}, std::move(inputs), std::move(geometry)};
 }
-
-constexpr std::size_t block_elements = 512;
 
 }  // namespace
 
@@ -313,8 +331,38 @@ void copy_spread(
     }
 }
 
+// Each periodic spread member's row repeated over a block and one row more,
+// in `tilings`: the member's elements from any element `first` are those of
+// its tiling from `first mod period`. Null for the other members.
+template <Element T>
+void tile_rows(const MapGeometry& geometry,
+               std::span<const T* const> inputs,
+               std::vector<T>& tilings,
+               std::vector<const T*>& tiling_of) {
+    std::size_t total = 0;
+    for (const MapGeometry::Member& member : geometry.members) {
+        total += member.period == 0 ? 0 : member.period + block_elements;
+    }
+    tilings.resize(total);
+    tiling_of.assign(geometry.members.size(), nullptr);
+    T* next = tilings.data();
+    for (std::size_t m = 0; m < geometry.members.size(); ++m) {
+        const MapGeometry::Member& member = geometry.members[m];
+        if (member.period == 0) {
+            continue;
+        }
+        const T* row = inputs[static_cast<std::size_t>(-1 - member.reads[0])];
+        for (std::size_t k = 0; k < member.period + block_elements; k += member.period) {
+            std::copy_n(row, std::min(member.period, member.period + block_elements - k), next + k);
+        }
+        tiling_of[m] = next;
+        next += member.period + block_elements;
+    }
+}
+
 // Blocks [first_block, end_block) of a region: every member on each block, in
-// member order, the intermediate blocks in this thread's scratch.
+// member order, the intermediate blocks in this thread's scratch (a periodic
+// spread's read in place from its tiling).
 template <Element T>
 void run_blocks(const MapGeometry& geometry,
                 std::span<const T* const> inputs,
@@ -323,29 +371,39 @@ void run_blocks(const MapGeometry& geometry,
                 std::size_t end_block) {
     const std::size_t members = geometry.members.size();
     thread_local std::vector<T> scratch;
+    thread_local std::vector<T> tilings;
+    thread_local std::vector<const T*> tiling_of;
     scratch.resize(members * block_elements);
+    tile_rows(geometry, inputs, tilings, tiling_of);
     std::array<View<T>, Node::max_operands> views{};
     for (std::size_t b = first_block; b < end_block; ++b) {
         const std::size_t first = b * block_elements;
         const std::size_t count = std::min(block_elements, geometry.elements - first);
         const Shape block{count};
+        const auto block_of = [&](std::size_t member) -> const T* {
+            const T* tiling = tiling_of[member];
+            return tiling != nullptr ? tiling + first % geometry.members[member].period
+                                     : scratch.data() + member * block_elements;
+        };
         for (std::size_t m = 0; m < members; ++m) {
             const MapGeometry::Member& member = geometry.members[m];
-            T* result = m + 1 == members ? out + first : scratch.data() + m * block_elements;
+            const bool last = m + 1 == members;
+            T* result = last ? out + first : scratch.data() + m * block_elements;
             if (member.spread) {
-                copy_spread(*member.spread,
-                            inputs[static_cast<std::size_t>(-1 - member.reads[0])],
-                            first,
-                            count,
-                            result);
+                if (last || tiling_of[m] == nullptr) {
+                    copy_spread(*member.spread,
+                                inputs[static_cast<std::size_t>(-1 - member.reads[0])],
+                                first,
+                                count,
+                                result);
+                }
                 continue;
             }
             const std::size_t arity = member.node->operands().size();
             for (std::size_t i = 0; i < arity; ++i) {
                 const std::int32_t read = member.reads[i];
-                const T* data =
-                    read >= 0 ? scratch.data() + static_cast<std::size_t>(read) * block_elements
-                              : inputs[static_cast<std::size_t>(-1 - read)] + first;
+                const T* data = read >= 0 ? block_of(static_cast<std::size_t>(read))
+                                          : inputs[static_cast<std::size_t>(-1 - read)] + first;
                 views[i] = {data, &block};
             }
             member.template kernel<T>()(

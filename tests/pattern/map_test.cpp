@@ -2,6 +2,7 @@
 // with the unfused plan's bits.
 #include "support/bit_equal.hpp"
 #include "support/random_graphs.hpp"
+#include "support/thread_count_guard.hpp"
 #include <topos/topos.hpp>
 
 #include <gtest/gtest.h>
@@ -118,6 +119,38 @@ TEST(Map, BroadcastChainsReadOnlyByALargeRegionJoinItWithTheSameBits) {
 TEST(Map, BroadcastChainsOfASmallRegionStayStepsAndPrintAsBefore) {
     EXPECT_EQ(spread_chain_steps<float>(Shape{6, 5, 7, 9}), 8u);
     EXPECT_EQ(spread_chain_steps<double>(Shape{6, 5, 7, 9}), 8u);
+}
+
+// (x + spread(bias)) * x over [rows, width]: the bias row repeats along axis
+// 0, a row shorter than the loop's block (read in place from a tiling of the
+// row) or as long or longer (copied). Whether the plan's bits are the
+// interpreter's on 1 and 2 threads (long regions are shared among threads,
+// each task starting mid-row).
+template <Element T>
+bool repeated_row_keeps_the_bits(std::size_t rows, std::size_t width) {
+    Tape<T> tape;
+    auto x = tape.input(init::normal(12, 1.0)(Shape{rows, width}));
+    auto bias = tape.parameter(init::normal(13, 1.0)(Shape{width}));
+    const Symbol y = (x + bias.broadcast_along(0, rows)) * x;
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({y}).numerics(Numerics::Exact).lower();
+    EXPECT_EQ(broadcast_steps(plan.describe()), 0u) << plan.describe();
+    const auto oracle = network.forward(network.parameters());
+    const test::ThreadCountGuard restore;
+    bool same = true;
+    for (const std::size_t threads : {1u, 2u}) {
+        set_threads(threads);
+        same = same && bit_equal(plan.forward(network.parameters()).of(y), oracle.of(y));
+    }
+    return same;
+}
+
+TEST(Map, ARowRepeatedAlongTheRegionKeepsTheBitsWhateverItsLength) {
+    for (const std::size_t width : {1u, 7u, 8u, 24u, 500u, 511u, 512u, 513u, 1000u}) {
+        EXPECT_TRUE(repeated_row_keeps_the_bits<float>(40'000 / width + 3, width))
+            << "width " << width;
+    }
+    EXPECT_TRUE(repeated_row_keeps_the_bits<double>(4'099, 9));
 }
 
 // A spread read by two regions is written once, as a step, for both.
