@@ -3,8 +3,9 @@
 // element sees exactly the operations the unfused plan performs, and the
 // intermediates live in a block-sized scratch instead of the arena. A chain of
 // BroadcastAlong that only a large region reads joins it as one member that
-// copies its block out of the chain's small operand, so the repeated value is
-// never written at full size.
+// copies its block out of the chain's small operand (or, where it repeats a
+// short pattern, is read in place from a tiling of that pattern), so the
+// repeated value is never written at full size.
 #include "pattern/map.hpp"
 
 #include "core/thread_pool.hpp"
@@ -40,9 +41,9 @@ struct MapGeometry {
         std::array<std::int32_t, Node::max_operands> reads{};  // >= 0: member; < 0: input -1 - k
         MemberKernels kernels;
         std::optional<Spread> spread;
-        // Where the spread repeats one row shorter than a block (every axis
-        // but the innermost repeated, the innermost contiguous): the row's
-        // length. Blocks then read a tiling of the row in place.
+        // Where the spread repeats a short pattern (its outermost axis
+        // repeated): the pattern's length. Blocks then read a tiling of the
+        // pattern in place.
         std::size_t period = 0;
 
         template <Element T>
@@ -210,17 +211,21 @@ std::pair<std::uint32_t, Spread> spread_of(const std::vector<Node>& nodes,
 
 constexpr std::size_t block_elements = 512;
 
-// The length of the row a spread repeats, where it repeats one row shorter
-// than a block; 0 otherwise.
-std::size_t row_period(const Spread& spread) {
-    const std::size_t last = spread.extents.size() - 1;
-    for (std::size_t axis = 0; axis < last; ++axis) {
-        if (spread.strides[axis] != 0) {
-            return 0;
-        }
+// Spreads that repeat a pattern of at most this many elements are read from a
+// tiling of it (built once a task, so a fraction of the task's elements).
+constexpr std::size_t longest_period = 4 * block_elements;
+
+// The length of the pattern a spread repeats along its outermost axis (what
+// its inner axes read), where that is at most longest_period; 0 otherwise.
+std::size_t period_of(const Spread& spread) {
+    if (spread.strides.front() != 0) {
+        return 0;
     }
-    const bool short_row = spread.strides[last] == 1 && spread.extents[last] < block_elements;
-    return short_row ? spread.extents[last] : 0;
+    std::size_t period = 1;
+    for (std::size_t axis = 1; axis < spread.extents.size(); ++axis) {
+        period *= spread.extents[axis];
+    }
+    return period <= longest_period ? period : 0;
 }
 
 Match map_match(const std::vector<Node>& nodes,
@@ -248,7 +253,7 @@ Match map_match(const std::vector<Node>& nodes,
         if (is_broadcast(node)) {
             auto [operand, spread] = spread_of(nodes, region, region[position]);
             member.reads[0] = input_read(operand);
-            member.period = row_period(spread);
+            member.period = period_of(spread);
             member.spread = std::move(spread);
         } else {
             if (kernels_of) {
@@ -331,14 +336,14 @@ void copy_spread(
     }
 }
 
-// Each periodic spread member's row repeated over a block and one row more,
-// in `tilings`: the member's elements from any element `first` are those of
-// its tiling from `first mod period`. Null for the other members.
+// Each periodic spread member's pattern repeated over its period and a block
+// more, in `tilings`: the member's elements from any element `first` are those
+// of its tiling from `first mod period`. Null for the other members.
 template <Element T>
-void tile_rows(const MapGeometry& geometry,
-               std::span<const T* const> inputs,
-               std::vector<T>& tilings,
-               std::vector<const T*>& tiling_of) {
+void tile_periods(const MapGeometry& geometry,
+                  std::span<const T* const> inputs,
+                  std::vector<T>& tilings,
+                  std::vector<const T*>& tiling_of) {
     std::size_t total = 0;
     for (const MapGeometry::Member& member : geometry.members) {
         total += member.period == 0 ? 0 : member.period + block_elements;
@@ -348,15 +353,21 @@ void tile_rows(const MapGeometry& geometry,
     T* next = tilings.data();
     for (std::size_t m = 0; m < geometry.members.size(); ++m) {
         const MapGeometry::Member& member = geometry.members[m];
-        if (member.period == 0) {
+        const std::size_t period = member.period;
+        if (period == 0) {
             continue;
         }
-        const T* row = inputs[static_cast<std::size_t>(-1 - member.reads[0])];
-        for (std::size_t k = 0; k < member.period + block_elements; k += member.period) {
-            std::copy_n(row, std::min(member.period, member.period + block_elements - k), next + k);
+        copy_spread(*member.spread,
+                    inputs[static_cast<std::size_t>(-1 - member.reads[0])],
+                    0,
+                    period,
+                    next);
+        // Doubling: the first k elements, k a multiple of the period, repeat it.
+        for (std::size_t k = period; k < period + block_elements; k *= 2) {
+            std::copy_n(next, std::min(k, period + block_elements - k), next + k);
         }
         tiling_of[m] = next;
-        next += member.period + block_elements;
+        next += period + block_elements;
     }
 }
 
@@ -374,7 +385,7 @@ void run_blocks(const MapGeometry& geometry,
     thread_local std::vector<T> tilings;
     thread_local std::vector<const T*> tiling_of;
     scratch.resize(members * block_elements);
-    tile_rows(geometry, inputs, tilings, tiling_of);
+    tile_periods(geometry, inputs, tilings, tiling_of);
     std::array<View<T>, Node::max_operands> views{};
     for (std::size_t b = first_block; b < end_block; ++b) {
         const std::size_t first = b * block_elements;

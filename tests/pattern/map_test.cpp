@@ -86,6 +86,8 @@ std::size_t broadcast_steps(const std::string& description) {
 // (x - spread(mean)) * spread(scale) + rows over `shape` [a, 5, b, c]: the two
 // per-channel vectors repeat along axes 0, 2 and 3 (runs filled), the [a, c]
 // rows along axes 1 and 2 (runs copied); blocks of the loop end inside runs.
+// Where an image holds few elements, the channels' pattern repeats image by
+// image and blocks read it from a tiling.
 // The plan's steps that write a broadcast, and whether its bits are the
 // interpreter's.
 template <Element T>
@@ -104,9 +106,14 @@ std::size_t spread_chain_steps(const Shape& shape) {
                      rows.broadcast_along(1, shape[1]).broadcast_along(2, shape[2]);
     const auto network = std::move(tape).into_network();
     const auto plan = network.entry({y}).numerics(Numerics::Exact).lower();
-    EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(y),
-                          network.forward(network.parameters()).of(y)))
-        << plan.describe();
+    const auto oracle = network.forward(network.parameters());
+    const test::ThreadCountGuard restore;
+    for (const std::size_t threads : {1u, 2u}) {
+        set_threads(threads);
+        EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(y), oracle.of(y)))
+            << threads << " threads\n"
+            << plan.describe();
+    }
     EXPECT_EQ(plan.patterns().size(), 1u);
     return broadcast_steps(plan.describe());
 }
@@ -114,6 +121,9 @@ std::size_t spread_chain_steps(const Shape& shape) {
 TEST(Map, BroadcastChainsReadOnlyByALargeRegionJoinItWithTheSameBits) {
     EXPECT_EQ(spread_chain_steps<float>(Shape{6, 5, 28, 41}), 0u);
     EXPECT_EQ(spread_chain_steps<double>(Shape{7, 5, 31, 33}), 0u);
+    // Short planes: each image's pattern of channels repeats image by image.
+    EXPECT_EQ(spread_chain_steps<float>(Shape{50, 32, 8, 8}), 0u);
+    EXPECT_EQ(spread_chain_steps<double>(Shape{130, 5, 7, 9}), 0u);
 }
 
 TEST(Map, BroadcastChainsOfASmallRegionStayStepsAndPrintAsBefore) {
