@@ -2,6 +2,7 @@
 #include "hlo/builder.hpp"
 #include "kernels/transpose_avx2.hpp"
 #include "ops/common.hpp"
+#include "ops/movement.hpp"
 #include "ops/rows.hpp"
 
 #include <algorithm>
@@ -28,27 +29,7 @@ Shape infer(const ShapeCheck& check) {
     return Shape(std::span<const std::size_t>(extents.data(), shape.rank()));
 }
 
-// A permutation with as few axes as the same data movement allows: axes of
-// extent 1 dropped, and input axes that stay adjacent and in order merged into
-// one. E.g. [N, H, W, C] by {0, 3, 1, 2} is [N, H*W, C] by {0, 2, 1}.
-struct Movement {
-    std::array<std::size_t, Shape::max_rank> input{};  // merged input extents
-    std::array<std::size_t, Shape::max_rank> order{};  // merged order
-    std::size_t rank = 0;
-
-    // Swapping the last two axes, the others in place: a batch of transposes.
-    bool is_transpose() const {
-        if (rank < 2 || order[rank - 1] != rank - 2 || order[rank - 2] != rank - 1) {
-            return false;
-        }
-        for (std::size_t axis = 0; axis + 2 < rank; ++axis) {
-            if (order[axis] != axis) {
-                return false;
-            }
-        }
-        return true;
-    }
-};
+}  // namespace
 
 Movement simplify(const Shape& input, const Axes& order) {
     // Output axes that move data, as input axes; runs of consecutive input axes
@@ -94,7 +75,10 @@ Movement simplify(const Shape& input, const Axes& order) {
     return movement;
 }
 
-// out[j][i] = in[i][j] for rows [first_row, last_row), i < rows, j < columns.
+namespace {
+
+// out[j][i] = in[i - first_row][j] for rows [first_row, last_row) of a [rows,
+// columns] matrix, columns [first_column, columns); `in` holds those rows.
 template <Element T>
 void transpose_elements(const T* in,
                         T* out,
@@ -104,8 +88,9 @@ void transpose_elements(const T* in,
                         std::size_t last_row,
                         std::size_t first_column) {
     for (std::size_t i = first_row; i < last_row; ++i) {
+        const T* row = in + (i - first_row) * columns;
         for (std::size_t j = first_column; j < columns; ++j) {
-            out[j * rows + i] = in[i * columns + j];
+            out[j * rows + i] = row[j];
         }
     }
 }
@@ -124,17 +109,18 @@ void transpose_rows_in_tiles(const T* in,
     const std::size_t whole_columns = columns / tile * tile;
     std::size_t i = first_row;
     for (; i + tile <= last_row; i += tile) {
+        const T* tile_rows = in + (i - first_row) * columns;
         for (std::size_t j = 0; j < whole_columns; j += tile) {
-            transpose_tile_avx2(in + i * columns + j, columns, out + j * rows + i, rows);
+            transpose_tile_avx2(tile_rows + j, columns, out + j * rows + i, rows);
         }
-        transpose_elements(in, out, rows, columns, i, i + tile, whole_columns);
+        transpose_elements(tile_rows, out, rows, columns, i, i + tile, whole_columns);
     }
-    transpose_elements(in, out, rows, columns, i, last_row, 0);
+    transpose_elements(in + (i - first_row) * columns, out, rows, columns, i, last_row, 0);
 }
 #endif
 
-// out[b][j][i] = in[b][i][j] for rows [first_row, last_row) of matrix b, in
-// square blocks so that both the reads and the writes stay within cache lines.
+}  // namespace
+
 template <Element T>
 void transpose_rows(const T* in,
                     T* out,
@@ -148,19 +134,28 @@ void transpose_rows(const T* in,
         return;
     }
 #endif
+    // Square blocks, so that both the reads and the writes stay within cache lines.
     constexpr std::size_t block = 16;
     for (std::size_t i0 = first_row; i0 < last_row; i0 += block) {
         const std::size_t i1 = std::min(last_row, i0 + block);
         for (std::size_t j0 = 0; j0 < columns; j0 += block) {
             const std::size_t j1 = std::min(columns, j0 + block);
             for (std::size_t i = i0; i < i1; ++i) {
+                const T* row = in + (i - first_row) * columns;
                 for (std::size_t j = j0; j < j1; ++j) {
-                    out[j * rows + i] = in[i * columns + j];
+                    out[j * rows + i] = row[j];
                 }
             }
         }
     }
 }
+
+template void transpose_rows<float>(
+    const float*, float*, std::size_t, std::size_t, std::size_t, std::size_t);
+template void transpose_rows<double>(
+    const double*, double*, std::size_t, std::size_t, std::size_t, std::size_t);
+
+namespace {
 
 // Each of `batches` [rows, columns] matrices transposed; a long batch is
 // shared among the pool's threads by blocks of rows (each writes its own
@@ -175,7 +170,7 @@ void transpose_matrices(
     auto task = [&](std::size_t index) {
         const std::size_t b = index / tasks_per_matrix;
         const std::size_t first = index % tasks_per_matrix * rows_per_task;
-        transpose_rows(in + b * matrix,
+        transpose_rows(in + b * matrix + first * columns,
                        out + b * matrix,
                        rows,
                        columns,

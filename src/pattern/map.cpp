@@ -11,6 +11,7 @@
 #include "core/thread_pool.hpp"
 #include "graph/node_view.hpp"
 #include "kernels/elementwise.hpp"
+#include "ops/movement.hpp"
 #include "pattern/catalog.hpp"
 
 #include <algorithm>
@@ -56,8 +57,19 @@ struct MapGeometry {
         }
     };
 
+    // Where the region's result is moved by a Permute that is a batch of
+    // [rows, columns] transposes (a convolution's rows to channels-first
+    // images, or back): the matrices' extents. The members then run on the
+    // unmoved elements, whole rows at a time, and each task's rows are
+    // written transposed.
+    struct Transposed {
+        std::size_t rows = 0;
+        std::size_t columns = 0;
+    };
+
     std::vector<Member> members;
     std::size_t elements = 0;
+    std::optional<Transposed> transposed;
 };
 
 bool is_elementwise(Opcode opcode) {
@@ -128,7 +140,47 @@ public:
         return region;
     }
 
+    // The Reshapes and the Permute that move the result of the region rooted
+    // at `root` as a batch of transposes, where the region may write that
+    // movement itself: the root and the Reshapes each read only by the next,
+    // none of them declared or retained, none elected. Empty otherwise.
+    std::vector<std::uint32_t> transposed_tail(std::uint32_t root) const {
+        if (nodes_[root].shape().elements() < spread_min_elements || !free_link(root)) {
+            return {};
+        }
+        std::vector<std::uint32_t> tail;
+        std::uint32_t link = readers_[root].front();
+        while (nodes_[link].opcode() == Opcode::Reshape && free_link(link)) {
+            tail.push_back(link);
+            link = readers_[link].front();
+        }
+        const Node& permute = nodes_[link];
+        if (permute.opcode() != Opcode::Permute || covered_[link] || !scheduled_[link] ||
+            !transposes(permute)) {
+            return {};
+        }
+        tail.push_back(link);
+        return tail;
+    }
+
+    // The movement of a Permute that `transposed_tail` accepts: a batch of
+    // transposes.
+    Movement movement_of(const Node& permute) const {
+        return simplify(nodes_[permute.operands()[0]].shape(),
+                        permute.attributes_as<PermuteAttributes>().order);
+    }
+
 private:
+    bool free_link(std::uint32_t index) const {
+        return readers_[index].size() == 1 && !declared_[index] && !retained_[index] &&
+               !covered_[index] && scheduled_[index];
+    }
+
+    bool transposes(const Node& permute) const {
+        const Movement movement = movement_of(permute);
+        return movement.is_transpose() && movement.rank <= 3;
+    }
+
     // A member no region reads from outside: every reader is in this region
     // (a reader in another region would find the value never written). An
     // elementwise member has the root's shape; a BroadcastAlong read only by
@@ -228,9 +280,14 @@ std::size_t period_of(const Spread& spread) {
     return period <= longest_period ? period : 0;
 }
 
+// The region's match: its members, and where `tail` (RegionGrower::
+// transposed_tail) is not empty, the movement the region writes at its end,
+// the tail's Permute then the match's root.
 Match map_match(const std::vector<Node>& nodes,
                 const std::vector<std::uint32_t>& region,
-                const MemberKernelsOf& kernels_of) {
+                const MemberKernelsOf& kernels_of,
+                const std::vector<std::uint32_t>& tail,
+                const RegionGrower& grower) {
     const std::uint32_t root = region.back();
     MapGeometry geometry;
     geometry.elements = nodes[root].shape().elements();
@@ -273,7 +330,22 @@ Match map_match(const std::vector<Node>& nodes,
         member_of[position] = static_cast<std::int32_t>(geometry.members.size());
         geometry.members.push_back(std::move(member));
     }
-    return Match{PatternKind::Map, root, region, {root}, std::move(inputs), std::move(geometry)};
+    if (tail.empty()) {
+        return Match{
+            PatternKind::Map, root, region, {root}, std::move(inputs), std::move(geometry)};
+    }
+    const Movement movement = grower.movement_of(nodes[tail.back()]);
+    geometry.transposed = MapGeometry::Transposed{movement.input[movement.rank - 2],
+                                                  movement.input[movement.rank - 1]};
+    std::vector<std::uint32_t> covered = region;
+    covered.insert(covered.end(), tail.begin(), tail.end());
+    std::sort(covered.begin(), covered.end());
+    return Match{PatternKind::Map,
+                 tail.back(),
+                 std::move(covered),
+                 {tail.back()},
+                 std::move(inputs),
+                 std::move(geometry)};
 }
 
 }  // namespace
@@ -292,7 +364,8 @@ std::vector<Match> map_regions(const std::vector<Node>& nodes,
         }
         const std::vector<std::uint32_t> region = grower.grow(*it);
         if (region.size() >= 2) {
-            matches.push_back(map_match(nodes, region, kernels_of));
+            matches.push_back(
+                map_match(nodes, region, kernels_of, grower.transposed_tail(*it), grower));
         }
     }
     std::reverse(matches.begin(), matches.end());
@@ -371,15 +444,16 @@ void tile_periods(const MapGeometry& geometry,
     }
 }
 
-// Blocks [first_block, end_block) of a region: every member on each block, in
-// member order, the intermediate blocks in this thread's scratch (a periodic
-// spread's read in place from its tiling).
+// Elements [first_element, end_element) of a region, a block at a time: every
+// member on each block, in member order, the intermediate blocks in this
+// thread's scratch (a periodic spread's read in place from its tiling), the
+// last member's from `out` on (`out` holds element first_element).
 template <Element T>
-void run_blocks(const MapGeometry& geometry,
-                std::span<const T* const> inputs,
-                T* out,
-                std::size_t first_block,
-                std::size_t end_block) {
+void run_elements(const MapGeometry& geometry,
+                  std::span<const T* const> inputs,
+                  T* out,
+                  std::size_t first_element,
+                  std::size_t end_element) {
     const std::size_t members = geometry.members.size();
     thread_local std::vector<T> scratch;
     thread_local std::vector<T> tilings;
@@ -387,9 +461,8 @@ void run_blocks(const MapGeometry& geometry,
     scratch.resize(members * block_elements);
     tile_periods(geometry, inputs, tilings, tiling_of);
     std::array<View<T>, Node::max_operands> views{};
-    for (std::size_t b = first_block; b < end_block; ++b) {
-        const std::size_t first = b * block_elements;
-        const std::size_t count = std::min(block_elements, geometry.elements - first);
+    for (std::size_t first = first_element; first < end_element; first += block_elements) {
+        const std::size_t count = std::min(block_elements, end_element - first);
         const Shape block{count};
         const auto block_of = [&](std::size_t member) -> const T* {
             const T* tiling = tiling_of[member];
@@ -399,7 +472,7 @@ void run_blocks(const MapGeometry& geometry,
         for (std::size_t m = 0; m < members; ++m) {
             const MapGeometry::Member& member = geometry.members[m];
             const bool last = m + 1 == members;
-            T* result = last ? out + first : scratch.data() + m * block_elements;
+            T* result = last ? out + (first - first_element) : scratch.data() + m * block_elements;
             if (member.spread) {
                 if (last || tiling_of[m] == nullptr) {
                     copy_spread(*member.spread,
@@ -428,20 +501,67 @@ void run_blocks(const MapGeometry& geometry,
 // stay on the calling thread.
 constexpr std::size_t blocks_per_task = elementwise_chunk / block_elements;
 
+// Tasks of `task_count`, on the calling thread where the region is shorter
+// than four chunks, else shared among the pool's threads.
+template <class Task>
+void run_tasks(const MapGeometry& geometry, std::size_t task_count, Task task) {
+    if (geometry.elements < 4 * elementwise_chunk) {
+        for (std::size_t index = 0; index < task_count; ++index) {
+            task(index);
+        }
+        return;
+    }
+    ThreadPool::instance().run(task_count, task);
+}
+
+// A transposed region: each task runs whole rows of the unmoved matrices (16
+// or more at once, so that the transposes move whole tiles) into this thread's
+// staging rows, then writes them transposed, matrix by matrix.
+template <Element T>
+void run_transposed(const MapGeometry& geometry, std::span<const T* const> inputs, T* out) {
+    const std::size_t rows = geometry.transposed->rows;
+    const std::size_t columns = geometry.transposed->columns;
+    const std::size_t all_rows = geometry.elements / columns;
+    const std::size_t rows_per_task =
+        std::max<std::size_t>(16, elementwise_chunk / columns) / 16 * 16;
+    run_tasks(geometry, (all_rows + rows_per_task - 1) / rows_per_task, [&](std::size_t task) {
+        const std::size_t first_row = task * rows_per_task;
+        const std::size_t end_row = std::min(all_rows, first_row + rows_per_task);
+        thread_local std::vector<T> staged;
+        staged.resize((end_row - first_row) * columns);
+        run_elements(geometry, inputs, staged.data(), first_row * columns, end_row * columns);
+        for (std::size_t row = first_row; row < end_row;) {
+            const std::size_t matrix = row / rows;
+            const std::size_t end = std::min(end_row, (matrix + 1) * rows);
+            transpose_rows(staged.data() + (row - first_row) * columns,
+                           out + matrix * rows * columns,
+                           rows,
+                           columns,
+                           row - matrix * rows,
+                           end - matrix * rows);
+            row = end;
+        }
+    });
+}
+
 template <Element T>
 void map_kernel(const Match& match, std::span<const T* const> inputs, std::span<T* const> results) {
     const auto& geometry = match.geometry_as<MapGeometry>();
     T* out = results[0];
-    const std::size_t blocks = (geometry.elements + block_elements - 1) / block_elements;
-    if (blocks < 4 * blocks_per_task) {
-        run_blocks(geometry, inputs, out, 0, blocks);
+    if (geometry.transposed) {
+        run_transposed(geometry, inputs, out);
         return;
     }
-    ThreadPool::instance().run(
-        (blocks + blocks_per_task - 1) / blocks_per_task, [&](std::size_t task) {
-            const std::size_t first = task * blocks_per_task;
-            run_blocks(geometry, inputs, out, first, std::min(blocks, first + blocks_per_task));
-        });
+    const std::size_t blocks = (geometry.elements + block_elements - 1) / block_elements;
+    const std::size_t elements_per_task = blocks_per_task * block_elements;
+    run_tasks(geometry, (blocks + blocks_per_task - 1) / blocks_per_task, [&](std::size_t task) {
+        const std::size_t first = task * elements_per_task;
+        run_elements(geometry,
+                     inputs,
+                     out + first,
+                     first,
+                     std::min(geometry.elements, first + elements_per_task));
+    });
 }
 
 }  // namespace

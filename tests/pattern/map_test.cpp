@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace topos {
 namespace {
@@ -161,6 +163,100 @@ TEST(Map, ARowRepeatedAlongTheRegionKeepsTheBitsWhateverItsLength) {
             << "width " << width;
     }
     EXPECT_TRUE(repeated_row_keeps_the_bits<double>(4'099, 9));
+}
+
+struct TransposedRegion {
+    Network<double> network;
+    Symbol region_root;
+    Symbol moved;
+};
+
+// relu(rows * scale + bias) for rows [images * pixels, channels], moved to
+// channels-first images [images, channels, pixels] (what follows a
+// convolution), or `rows` [images, channels, pixels] masked by a comparison
+// and moved to [images, pixels, channels] (its gradient's way back).
+TransposedRegion transposed_region(std::size_t images,
+                                   std::size_t channels,
+                                   std::size_t pixels,
+                                   bool to_channels_first) {
+    Tape<double> tape;
+    if (to_channels_first) {
+        auto rows = tape.input(init::normal(14, 1.0)(Shape{images * pixels, channels}));
+        auto scale = tape.input(init::normal(15, 1.0)(Shape{images * pixels, channels}));
+        auto bias = tape.parameter(init::normal(16, 1.0)(Shape{channels}));
+        const auto activated = (rows * scale + bias.broadcast_along(0, images * pixels)).relu();
+        const auto moved = activated.reshape(Shape{images, pixels, channels}).permute({0, 2, 1});
+        return {std::move(tape).into_network(), activated, moved};
+    }
+    auto gradient = tape.input(init::normal(17, 1.0)(Shape{images, channels, pixels}));
+    auto forward = tape.input(init::normal(18, 1.0)(Shape{images, channels, pixels}));
+    const auto masked = gradient * forward.greater(gradient);
+    const auto moved = masked.permute({0, 2, 1}).reshape(Shape{images * pixels, channels});
+    return {std::move(tape).into_network(), masked, moved};
+}
+
+// Whether the region runs as one Map rooted at the movement, with the
+// interpreter's bits on 1, 2 and 3 threads.
+bool transposed_region_keeps_the_bits(std::size_t images,
+                                      std::size_t channels,
+                                      std::size_t pixels,
+                                      bool to_channels_first) {
+    const TransposedRegion r = transposed_region(images, channels, pixels, to_channels_first);
+    const auto plan = r.network.entry({r.moved}).numerics(Numerics::Exact).lower();
+    const bool one_map = plan.patterns().size() == 1 &&
+                         plan.patterns()[0].kind() == PatternKind::Map &&
+                         plan.patterns()[0].root() != r.region_root;
+    EXPECT_TRUE(one_map) << plan.describe();
+    const auto oracle = r.network.forward(r.network.parameters());
+    const test::ThreadCountGuard restore;
+    bool same = true;
+    for (const std::size_t threads : {1u, 2u, 3u}) {
+        set_threads(threads);
+        same =
+            same && bit_equal(plan.forward(r.network.parameters()).of(r.moved), oracle.of(r.moved));
+    }
+    return same && one_map;
+}
+
+TEST(Map, ARegionWritesAFollowingTransposeItselfWithTheSameBits) {
+    // Matrices of 784 x 8 (W4's first layer), 196 x 16 (rows past whole
+    // tiles), 5 x 1,000 (tasks of 16 rows spanning several images), 33 x 7.
+    for (const bool to_channels_first : {true, false}) {
+        EXPECT_TRUE(transposed_region_keeps_the_bits(32, 8, 784, to_channels_first));
+        EXPECT_TRUE(transposed_region_keeps_the_bits(32, 16, 196, to_channels_first));
+        EXPECT_TRUE(transposed_region_keeps_the_bits(9, 1000, 5, to_channels_first));
+        EXPECT_TRUE(transposed_region_keeps_the_bits(150, 7, 33, to_channels_first));
+    }
+}
+
+// The movement stays its own step where the region's result is read
+// elsewhere too, is declared, or is moved otherwise than by a transpose.
+TEST(Map, ARegionReadElsewhereOrMovedOtherwiseLeavesThePermuteAStep) {
+    const TransposedRegion r = transposed_region(32, 8, 784, true);
+    const auto declared = r.network.entry({r.moved, r.region_root}).lower();
+    ASSERT_EQ(declared.patterns().size(), 1u);
+    EXPECT_EQ(declared.patterns()[0].root(), r.region_root);
+
+    Tape<float> tape;
+    auto x = tape.input(init::normal(19, 1.0)(Shape{8, 16, 24, 24}));
+    auto w = tape.input(init::normal(20, 1.0)(Shape{8, 16, 24, 24}));
+    const auto swapped_middle = (x * w).exp().permute({0, 2, 1, 3});
+    const auto sum = (x + w).tanh();
+    const auto transposed_sum = sum.permute({0, 1, 3, 2});
+    const Symbol read_twice = transposed_sum + sum;
+    const auto network = std::move(tape).into_network();
+    for (const auto& [declared, permute] :
+         {std::pair<Symbol, Symbol>{swapped_middle, swapped_middle},
+          std::pair<Symbol, Symbol>{read_twice, transposed_sum}}) {
+        const auto plan = network.entry({declared}).numerics(Numerics::Exact).lower();
+        for (const Pattern& pattern : plan.patterns()) {
+            const auto nodes = pattern.nodes();
+            EXPECT_EQ(std::find(nodes.begin(), nodes.end(), permute), nodes.end())
+                << plan.describe();
+        }
+        EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(declared),
+                              network.forward(network.parameters()).of(declared)));
+    }
 }
 
 // A spread read by two regions is written once, as a step, for both.
