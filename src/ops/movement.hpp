@@ -6,8 +6,24 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 
 namespace topos::detail {
+
+// Whether `order` swaps the last two axes and keeps the others in place: a
+// batch of transposes.
+inline bool is_batch_of_transposes(std::span<const std::size_t> order) {
+    const std::size_t rank = order.size();
+    if (rank < 2 || order[rank - 1] != rank - 2 || order[rank - 2] != rank - 1) {
+        return false;
+    }
+    for (std::size_t axis = 0; axis + 2 < rank; ++axis) {
+        if (order[axis] != axis) {
+            return false;
+        }
+    }
+    return true;
+}
 
 // A permutation with as few axes as the same data movement allows: axes of
 // extent 1 dropped, and input axes that stay adjacent and in order merged into
@@ -18,17 +34,7 @@ struct Movement {
     std::size_t rank = 0;
 
     // Swapping the last two axes, the others in place: a batch of transposes.
-    bool is_transpose() const {
-        if (rank < 2 || order[rank - 1] != rank - 2 || order[rank - 2] != rank - 1) {
-            return false;
-        }
-        for (std::size_t axis = 0; axis + 2 < rank; ++axis) {
-            if (order[axis] != axis) {
-                return false;
-            }
-        }
-        return true;
-    }
+    bool is_transpose() const { return is_batch_of_transposes({order.data(), rank}); }
 };
 
 Movement simplify(const Shape& input, const Axes& order);

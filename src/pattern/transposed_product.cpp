@@ -6,6 +6,7 @@
 // ascending-k accumulation, so every bit is the MatMul's. Its members emit
 // their own operations (a transpose StableHLO compilers fold themselves).
 #include "kernels/gemm.hpp"
+#include "ops/movement.hpp"
 #include "pattern/catalog.hpp"
 
 #include <algorithm>
@@ -26,17 +27,7 @@ bool swaps_last_two_axes(const SpecView& spec, std::uint32_t index) {
     if (permute == nullptr) {
         return false;
     }
-    const Axes& order = permute->attributes_as<PermuteAttributes>().order;
-    const std::size_t rank = order.size();
-    if (rank < 2 || order[rank - 1] != rank - 2 || order[rank - 2] != rank - 1) {
-        return false;
-    }
-    for (std::size_t axis = 0; axis + 2 < rank; ++axis) {
-        if (order[axis] != axis) {
-            return false;
-        }
-    }
-    return true;
+    return is_batch_of_transposes(permute->attributes_as<PermuteAttributes>().order.values());
 }
 
 GemmExtents extents_of(const Shape& a, const Shape& b) {
