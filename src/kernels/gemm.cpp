@@ -1,9 +1,10 @@
 // The exact GEMM driver (BLIS's loop nest): for each batch, column block (jc)
-// and k block (pc), pack B once; then split the output rows (and, for short
-// matrices, the columns) into independent tiles over the thread pool, each
-// packing its own A block and sweeping micro-kernel tiles. k blocks run in
-// ascending order and continue from the stored partial sums, so every element
-// sees the reference's fma chain; no thread ever takes part of an element's k.
+// and k block (pc), pack B once (a large block over the thread pool); then
+// split the output rows (and, for short matrices, the columns) into
+// independent tiles over the pool, each packing its own A block and sweeping
+// micro-kernel tiles. k blocks run in ascending order and continue from the
+// stored partial sums, so every element sees the reference's fma chain; no
+// thread ever takes part of an element's k.
 #include "kernels/gemm.hpp"
 
 #include "core/thread_pool.hpp"
@@ -189,6 +190,30 @@ bool b_is_a_panel(const Product<T>& product) {
            product.b.row_stride == static_cast<std::ptrdiff_t>(product.kernel.columns);
 }
 
+// A k block of B at least this large is packed by all threads, each taking
+// whole panels: below it, handing the work out costs more than it saves.
+constexpr std::size_t shared_packing_elements = std::size_t{1} << 15;
+
+// Packs depth [pc, pc + kc) and columns [jc, jc + nc) of B into `buffer`, each
+// panel at the place pack_b would give it, over the pool when large enough.
+template <Element T>
+void pack_b_block(const Product<T>& product,
+                  std::size_t pc,
+                  std::size_t kc,
+                  std::size_t jc,
+                  std::size_t nc,
+                  T* buffer,
+                  std::size_t threads) {
+    const std::size_t panel = product.kernel.columns;
+    const std::size_t parts =
+        kc * nc < shared_packing_elements ? 1 : std::min(threads, divide_up(nc, panel));
+    const Partition columns{nc, panel, parts};
+    run_tasks(parts, parts, [&](std::size_t part) {
+        const std::size_t first = columns.first(part);
+        pack_b(product.b, pc, kc, jc + first, columns.count(part), panel, buffer + first * kc);
+    });
+}
+
 template <Element T>
 void multiply(const Product<T>& product, std::size_t threads) {
     const MicroKernel<T>& kernel = product.kernel;
@@ -200,7 +225,7 @@ void multiply(const Product<T>& product, std::size_t threads) {
             const T* packed = product.b.at(pc, jc);
             if (!packed_already) {
                 T* buffer = pack_buffer<T>(PackSide::B, round_up(nc, kernel.columns) * kc);
-                pack_b(product.b, pc, kc, jc, nc, kernel.columns, buffer);
+                pack_b_block(product, pc, kc, jc, nc, buffer, threads);
                 packed = buffer;
             }
             multiply_k_block(product, PackedB<T>{packed, jc, nc, pc, kc}, threads);

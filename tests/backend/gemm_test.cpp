@@ -90,7 +90,9 @@ TYPED_TEST(ExactGemm, EqualsTheReferenceLoopAcrossBlockBoundaries) {
     std::mt19937 generator(7);
     // More rows than a row block, k across two and three k blocks, more
     // columns than a column block, and a batch of products too short to split;
-    // the narrow tiles (at most 8 or 16 columns) across the same boundaries.
+    // the narrow tiles (at most 8 or 16 columns) across the same boundaries;
+    // k blocks of B large enough to be packed by every thread, row-major,
+    // transposed, with a short last panel and across a column block.
     const GemmCase cases[] = {
         {1, 131, 263, 37, false, false, false},
         {1, 251, 263, 8, true, false, false},
@@ -101,6 +103,9 @@ TYPED_TEST(ExactGemm, EqualsTheReferenceLoopAcrossBlockBoundaries) {
         {1, 1, 1, 1, false, false, false},
         {9, 7, 300, 13, false, false, true},
         {1, 1, 257, 300, true, false, false},
+        {1, 37, 300, 413, false, false, false},
+        {2, 70, 270, 301, false, true, false},
+        {1, 5, 20, 4200, false, false, false},
     };
     for (const GemmCase& c : cases) {
         expect_reference_bits<TypeParam>(c, generator);
