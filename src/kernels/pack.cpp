@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <new>
+#include <type_traits>
 
 namespace topos::detail {
 namespace {
@@ -50,6 +51,21 @@ void pack_rows_of_panel(const T* first_row,
     if (runs_avx2_fma() && row_stride > 0) {
         const auto stride = static_cast<std::size_t>(row_stride);
         const std::size_t whole_depth = depth / tile * tile;
+        if constexpr (std::is_same_v<T, float>) {
+            if (filled == panel_rows && filled < tile) {
+                // A whole panel narrower than a tile (the 6 rows of the float
+                // kernel): tile after tile of depths, its rows only.
+                for (std::size_t p = 0; p < whole_depth; p += tile) {
+                    transpose_short_tile_avx2(first_row + p, stride, filled, out + p * panel_rows);
+                }
+                for (std::size_t p = whole_depth; p < depth; ++p) {
+                    for (std::size_t i = 0; i < filled; ++i) {
+                        out[p * panel_rows + i] = first_row[i * stride + p];
+                    }
+                }
+                return;
+            }
+        }
         for (; r + tile <= filled; r += tile) {
             const T* rows = first_row + r * stride;
             for (std::size_t p = 0; p < whole_depth; p += tile) {
@@ -141,32 +157,39 @@ template <Element T>
                                  std::size_t columns,
                                  std::size_t panel_columns,
                                  T* out) {
-    for (std::size_t panel = 0; panel < columns; panel += panel_columns) {
-        const std::size_t filled = std::min(panel_columns, columns - panel);
-        if (b.row_stride == 1 && b.column_stride != 1) {
-            // A transposed B: each column is a run, as each row of a row-major A.
+    if (b.row_stride == 1 && b.column_stride != 1) {
+        // A transposed B: each column is a run, as each row of a row-major A.
+        for (std::size_t panel = 0; panel < columns; panel += panel_columns) {
             pack_rows_of_panel(b.at(depth_first, column_first + panel),
                                b.column_stride,
-                               filled,
+                               std::min(panel_columns, columns - panel),
                                depth,
                                panel_columns,
-                               out);
-            out += depth * panel_columns;
-            continue;
+                               out + panel * depth);
         }
-        for (std::size_t p = 0; p < depth; ++p) {
-            const T* row = b.at(depth_first + p, column_first + panel);
-            if (b.column_stride == 1) {
-                for (std::size_t j = 0; j < filled; ++j) {
-                    out[j] = row[j];
+        return;
+    }
+    // A few rows at a time across every panel: each row is read along its
+    // length rather than one panel's width per row stride.
+    constexpr std::size_t rows_at_once = 8;
+    for (std::size_t p_first = 0; p_first < depth; p_first += rows_at_once) {
+        const std::size_t p_end = std::min(depth, p_first + rows_at_once);
+        for (std::size_t panel = 0; panel < columns; panel += panel_columns) {
+            const std::size_t filled = std::min(panel_columns, columns - panel);
+            for (std::size_t p = p_first; p < p_end; ++p) {
+                const T* row = b.at(depth_first + p, column_first + panel);
+                T* to = out + panel * depth + p * panel_columns;
+                if (b.column_stride == 1) {
+                    for (std::size_t j = 0; j < filled; ++j) {
+                        to[j] = row[j];
+                    }
+                } else {
+                    for (std::size_t j = 0; j < filled; ++j) {
+                        to[j] = row[static_cast<std::ptrdiff_t>(j) * b.column_stride];
+                    }
                 }
-            } else {
-                for (std::size_t j = 0; j < filled; ++j) {
-                    out[j] = row[static_cast<std::ptrdiff_t>(j) * b.column_stride];
-                }
+                std::fill(to + filled, to + panel_columns, T{0});
             }
-            std::fill(out + filled, out + panel_columns, T{0});
-            out += panel_columns;
         }
     }
 }

@@ -7,15 +7,12 @@ namespace topos::detail {
 
 #define TOPOS_AVX __attribute__((target("avx")))
 
-TOPOS_AVX void transpose_tile_avx2(const float* in,
-                                   std::size_t in_stride,
-                                   float* out,
-                                   std::size_t out_stride) {
-    __m256 row[8];
-    for (std::size_t i = 0; i < 8; ++i) {
-        row[i] = _mm256_loadu_ps(in + i * in_stride);
-    }
-    // Pairs of rows interleaved, then pairs of pairs, then the 128-bit halves.
+namespace {
+
+// The columns of eight rows of eight floats, by shuffles: pairs of rows
+// interleaved, then pairs of pairs, then the 128-bit halves.
+[[gnu::always_inline]] TOPOS_AVX inline void transpose_registers(const __m256 (&row)[8],
+                                                                 __m256 (&column)[8]) {
     __m256 pair[8];
     for (std::size_t i = 0; i < 8; i += 2) {
         pair[i] = _mm256_unpacklo_ps(row[i], row[i + 1]);
@@ -29,9 +26,50 @@ TOPOS_AVX void transpose_tile_avx2(const float* in,
         quad[i + 3] = _mm256_shuffle_ps(pair[i + 1], pair[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
     }
     for (std::size_t j = 0; j < 4; ++j) {
-        _mm256_storeu_ps(out + j * out_stride, _mm256_permute2f128_ps(quad[j], quad[j + 4], 0x20));
-        _mm256_storeu_ps(out + (j + 4) * out_stride,
-                         _mm256_permute2f128_ps(quad[j], quad[j + 4], 0x31));
+        column[j] = _mm256_permute2f128_ps(quad[j], quad[j + 4], 0x20);
+        column[j + 4] = _mm256_permute2f128_ps(quad[j], quad[j + 4], 0x31);
+    }
+}
+
+}  // namespace
+
+TOPOS_AVX void transpose_tile_avx2(const float* in,
+                                   std::size_t in_stride,
+                                   float* out,
+                                   std::size_t out_stride) {
+    __m256 row[8];
+    for (std::size_t i = 0; i < 8; ++i) {
+        row[i] = _mm256_loadu_ps(in + i * in_stride);
+    }
+    __m256 column[8];
+    transpose_registers(row, column);
+    for (std::size_t j = 0; j < 8; ++j) {
+        _mm256_storeu_ps(out + j * out_stride, column[j]);
+    }
+}
+
+TOPOS_AVX void transpose_short_tile_avx2(const float* in,
+                                         std::size_t in_stride,
+                                         std::size_t rows,
+                                         float* out) {
+    __m256 row[8];
+    for (std::size_t i = 0; i < 8; ++i) {
+        row[i] = i < rows ? _mm256_loadu_ps(in + i * in_stride) : _mm256_setzero_ps();
+    }
+    __m256 column[8];
+    transpose_registers(row, column);
+    // Whole vectors, each overwriting the lanes past `rows` of the one before,
+    // while a vector ends inside the 8 x rows floats; the rest through a copy.
+    std::size_t j = 0;
+    for (; j < 8 && j * rows + 8 <= 8 * rows; ++j) {
+        _mm256_storeu_ps(out + j * rows, column[j]);
+    }
+    for (; j < 8; ++j) {
+        alignas(32) float lanes[8];
+        _mm256_store_ps(lanes, column[j]);
+        for (std::size_t i = 0; i < rows; ++i) {
+            out[j * rows + i] = lanes[i];
+        }
     }
 }
 

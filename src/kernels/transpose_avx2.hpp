@@ -24,6 +24,14 @@ void transpose_tile_avx2(const double* in,
                          std::size_t in_stride,
                          double* out,
                          std::size_t out_stride);
+
+// The first `rows` (< 8) rows of a tile of 8 floats each, transposed into
+// 8 x rows contiguous floats: column j's values at out[j * rows + i]. Writes
+// exactly those 8 * rows floats.
+void transpose_short_tile_avx2(const float* in,
+                               std::size_t in_stride,
+                               std::size_t rows,
+                               float* out);
 #endif
 
 }  // namespace topos::detail
