@@ -93,28 +93,41 @@ void pack_rows_of_panel(const T* first_row,
     }
 }
 
-// One panel of A read down its columns: contiguous when A is transposed.
+// Panels whose values at one depth lie along a run of the source (a row of a
+// row-major B, a column of a transposed A): value j of depth p at
+// first[p * depth_stride + j * run_stride]. A few depths at a time across
+// every panel, so each run is read along its length rather than one panel's
+// width per depth stride.
 template <Element T>
-void pack_columns_of_panel(Plane<T> a,
-                           const T* first_row,
-                           std::size_t filled,
-                           std::size_t depth,
-                           std::size_t panel_rows,
-                           T* out) {
-    for (std::size_t p = 0; p < depth; ++p) {
-        const T* column = first_row + static_cast<std::ptrdiff_t>(p) * a.column_stride;
-        if (a.row_stride == 1) {
-            // A loop, not std::copy_n: a panel's few elements cost less than a call.
-            for (std::size_t r = 0; r < filled; ++r) {
-                out[r] = column[r];
-            }
-        } else {
-            for (std::size_t r = 0; r < filled; ++r) {
-                out[r] = column[static_cast<std::ptrdiff_t>(r) * a.row_stride];
+void pack_runs(const T* first,
+               std::ptrdiff_t depth_stride,
+               std::ptrdiff_t run_stride,
+               std::size_t extent,
+               std::size_t depth,
+               std::size_t panel_width,
+               T* out) {
+    constexpr std::size_t depths_at_once = 8;
+    for (std::size_t p_first = 0; p_first < depth; p_first += depths_at_once) {
+        const std::size_t p_end = std::min(depth, p_first + depths_at_once);
+        for (std::size_t panel = 0; panel < extent; panel += panel_width) {
+            const std::size_t filled = std::min(panel_width, extent - panel);
+            for (std::size_t p = p_first; p < p_end; ++p) {
+                const T* run = first + static_cast<std::ptrdiff_t>(p) * depth_stride +
+                               static_cast<std::ptrdiff_t>(panel) * run_stride;
+                T* to = out + panel * depth + p * panel_width;
+                if (run_stride == 1) {
+                    // A loop, not std::copy_n: a panel's few values cost less than a call.
+                    for (std::size_t j = 0; j < filled; ++j) {
+                        to[j] = run[j];
+                    }
+                } else {
+                    for (std::size_t j = 0; j < filled; ++j) {
+                        to[j] = run[static_cast<std::ptrdiff_t>(j) * run_stride];
+                    }
+                }
+                std::fill(to + filled, to + panel_width, T{0});
             }
         }
-        std::fill(out + filled, out + panel_rows, T{0});
-        out += panel_rows;
     }
 }
 
@@ -137,15 +150,24 @@ template <Element T>
                                  std::size_t depth,
                                  std::size_t panel_rows,
                                  T* out) {
+    if (a.column_stride != 1 || a.row_stride == 1) {
+        // A transposed (or strided both ways): each column is a run.
+        pack_runs(a.at(row_first, depth_first),
+                  a.column_stride,
+                  a.row_stride,
+                  rows,
+                  depth,
+                  panel_rows,
+                  out);
+        return;
+    }
     for (std::size_t panel = 0; panel < rows; panel += panel_rows) {
-        const std::size_t filled = std::min(panel_rows, rows - panel);
-        const T* first_row = a.at(row_first + panel, depth_first);
-        if (a.column_stride == 1 && a.row_stride != 1) {
-            pack_rows_of_panel(first_row, a.row_stride, filled, depth, panel_rows, out);
-        } else {
-            pack_columns_of_panel(a, first_row, filled, depth, panel_rows, out);
-        }
-        out += depth * panel_rows;
+        pack_rows_of_panel(a.at(row_first + panel, depth_first),
+                           a.row_stride,
+                           std::min(panel_rows, rows - panel),
+                           depth,
+                           panel_rows,
+                           out + panel * depth);
     }
 }
 
@@ -169,29 +191,13 @@ template <Element T>
         }
         return;
     }
-    // A few rows at a time across every panel: each row is read along its
-    // length rather than one panel's width per row stride.
-    constexpr std::size_t rows_at_once = 8;
-    for (std::size_t p_first = 0; p_first < depth; p_first += rows_at_once) {
-        const std::size_t p_end = std::min(depth, p_first + rows_at_once);
-        for (std::size_t panel = 0; panel < columns; panel += panel_columns) {
-            const std::size_t filled = std::min(panel_columns, columns - panel);
-            for (std::size_t p = p_first; p < p_end; ++p) {
-                const T* row = b.at(depth_first + p, column_first + panel);
-                T* to = out + panel * depth + p * panel_columns;
-                if (b.column_stride == 1) {
-                    for (std::size_t j = 0; j < filled; ++j) {
-                        to[j] = row[j];
-                    }
-                } else {
-                    for (std::size_t j = 0; j < filled; ++j) {
-                        to[j] = row[static_cast<std::ptrdiff_t>(j) * b.column_stride];
-                    }
-                }
-                std::fill(to + filled, to + panel_columns, T{0});
-            }
-        }
-    }
+    pack_runs(b.at(depth_first, column_first),
+              b.row_stride,
+              b.column_stride,
+              columns,
+              depth,
+              panel_columns,
+              out);
 }
 
 template float* pack_buffer<float>(PackSide, std::size_t);
