@@ -33,11 +33,63 @@ private:
     std::size_t capacity_ = 0;
 };
 
+// Rows [row_first, row_end) and depths [depth_first, depth_end) of a panel,
+// value by value: out[p * panel_rows + r] = first_row[r * row_stride + p].
+template <Element T>
+void copy_values(const T* first_row,
+                 std::ptrdiff_t row_stride,
+                 std::size_t row_first,
+                 std::size_t row_end,
+                 std::size_t depth_first,
+                 std::size_t depth_end,
+                 std::size_t panel_rows,
+                 T* out) {
+    for (std::size_t r = row_first; r < row_end; ++r) {
+        const T* row = first_row + static_cast<std::ptrdiff_t>(r) * row_stride;
+        for (std::size_t p = depth_first; p < depth_end; ++p) {
+            out[p * panel_rows + r] = row[p];
+        }
+    }
+}
+
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+// The whole square tiles of a panel's rows, transposed in AVX registers over
+// the depths that fill tiles; a float panel narrower than a tile (the AVX2
+// kernel's 6 rows) as tiles whose missing rows are zeros. Returns how many
+// rows the tiles covered.
+template <Element T>
+std::size_t transpose_tiles_of_panel(const T* first_row,
+                                     std::size_t stride,
+                                     std::size_t filled,
+                                     std::size_t whole_depth,
+                                     std::size_t panel_rows,
+                                     T* out) {
+    constexpr std::size_t tile = transpose_tile<T>;
+    if constexpr (std::is_same_v<T, float>) {
+        if (filled == panel_rows && filled < tile) {
+            for (std::size_t p = 0; p < whole_depth; p += tile) {
+                transpose_short_tile_avx2(first_row + p, stride, filled, out + p * panel_rows);
+            }
+            return filled;
+        }
+    }
+    std::size_t r = 0;
+    for (; r + tile <= filled; r += tile) {
+        for (std::size_t p = 0; p < whole_depth; p += tile) {
+            transpose_tile_avx2(
+                first_row + r * stride + p, stride, out + p * panel_rows + r, panel_rows);
+        }
+    }
+    return r;
+}
+#endif
+
 // One panel of A whose rows are contiguous (row-major A), or of B whose
 // columns are (a transposed B): each row is read as one run and scattered
-// down its lane of the panel, so the reads stream
-// instead of touching `filled` distant rows for every p; with AVX, whole
-// square tiles of rows are transposed in registers first.
+// down its lane of the panel, so the reads stream instead of touching
+// `filled` distant rows for every p; with AVX, square tiles of rows are
+// transposed in registers first, and only what they leave is copied value by
+// value.
 template <Element T>
 void pack_rows_of_panel(const T* first_row,
                         std::ptrdiff_t row_stride,
@@ -45,47 +97,17 @@ void pack_rows_of_panel(const T* first_row,
                         std::size_t depth,
                         std::size_t panel_rows,
                         T* out) {
-    std::size_t r = 0;
+    std::size_t tiled_rows = 0;
+    std::size_t tiled_depth = 0;
 #if defined(TOPOS_HAS_AVX2_LOOPS)
-    constexpr std::size_t tile = transpose_tile<T>;
     if (runs_avx2_fma() && row_stride > 0) {
-        const auto stride = static_cast<std::size_t>(row_stride);
-        const std::size_t whole_depth = depth / tile * tile;
-        if constexpr (std::is_same_v<T, float>) {
-            if (filled == panel_rows && filled < tile) {
-                // A whole panel narrower than a tile (the 6 rows of the float
-                // kernel): tile after tile of depths, its rows only.
-                for (std::size_t p = 0; p < whole_depth; p += tile) {
-                    transpose_short_tile_avx2(first_row + p, stride, filled, out + p * panel_rows);
-                }
-                for (std::size_t p = whole_depth; p < depth; ++p) {
-                    for (std::size_t i = 0; i < filled; ++i) {
-                        out[p * panel_rows + i] = first_row[i * stride + p];
-                    }
-                }
-                return;
-            }
-        }
-        for (; r + tile <= filled; r += tile) {
-            const T* rows = first_row + r * stride;
-            for (std::size_t p = 0; p < whole_depth; p += tile) {
-                transpose_tile_avx2(rows + p, stride, out + p * panel_rows + r, panel_rows);
-            }
-            for (std::size_t i = 0; i < tile; ++i) {
-                for (std::size_t p = whole_depth; p < depth; ++p) {
-                    out[p * panel_rows + r + i] = rows[i * stride + p];
-                }
-            }
-        }
+        tiled_depth = depth / transpose_tile<T> * transpose_tile<T>;
+        tiled_rows = transpose_tiles_of_panel(
+            first_row, static_cast<std::size_t>(row_stride), filled, tiled_depth, panel_rows, out);
     }
 #endif
-    for (; r < filled; ++r) {
-        const T* row = first_row + static_cast<std::ptrdiff_t>(r) * row_stride;
-        T* lane = out + r;
-        for (std::size_t p = 0; p < depth; ++p) {
-            lane[p * panel_rows] = row[p];
-        }
-    }
+    copy_values(first_row, row_stride, 0, tiled_rows, tiled_depth, depth, panel_rows, out);
+    copy_values(first_row, row_stride, tiled_rows, filled, 0, depth, panel_rows, out);
     if (filled < panel_rows) {
         for (std::size_t p = 0; p < depth; ++p) {
             std::fill(out + p * panel_rows + filled, out + (p + 1) * panel_rows, T{0});
