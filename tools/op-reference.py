@@ -44,7 +44,7 @@ def row_of(root, opcode, row):
     if not path.exists():
         raise SystemExit(f"{opcode}: the opcode list names src/ops/{row}.cpp, which is missing")
     text = path.read_text()
-    match = re.search(r"OpInfo " + row + r"_row\(\) \{\s*return \{(.*?)\};", text, re.S)
+    match = re.search(r"OpInfo " + row + r"_row\(\) \{\s*(?:using namespace \w+;\s*)?return \{(.*?)\};", text, re.S)
     if not match or field(match.group(1), "opcode") != "Opcode::" + opcode:
         raise SystemExit(f"{path}: no {row}_row() returning the row of Opcode::{opcode}")
     body = match.group(1)

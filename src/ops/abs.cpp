@@ -7,6 +7,7 @@
 
 namespace topos::detail {
 namespace {
+namespace abs_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -22,9 +23,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.abs", build.operand(0));
 }
 
+}  // namespace abs_op
 }  // namespace
 
 OpInfo abs_row() {
+    using namespace abs_op;
     return {.opcode = Opcode::Abs,
             .kind = OpKind::Elementwise,
             .arity = 1,

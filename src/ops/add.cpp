@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace add_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -21,9 +22,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.add", build.operand(0), build.operand(1));
 }
 
+}  // namespace add_op
 }  // namespace
 
 OpInfo add_row() {
+    using namespace add_op;
     return {.opcode = Opcode::Add,
             .kind = OpKind::Elementwise,
             .arity = 2,

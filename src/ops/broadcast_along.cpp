@@ -9,6 +9,7 @@
 
 namespace topos::detail {
 namespace {
+namespace broadcast_along_op {
 
 Shape infer(const ShapeCheck& check) {
     const auto& broadcast = check.attributes<BroadcastAttributes>();
@@ -81,9 +82,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.broadcast_in_dim(build.operand(0), shape, axes_except(shape.rank(), axis));
 }
 
+}  // namespace broadcast_along_op
 }  // namespace
 
 OpInfo broadcast_along_row() {
+    using namespace broadcast_along_op;
     return {.opcode = Opcode::BroadcastAlong,
             .kind = OpKind::Layout,
             .arity = 1,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace compare_op {
 
 Shape infer(const ShapeCheck& check) {
     check.attributes<CompareAttributes>();
@@ -64,9 +65,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
         HloElement::Real);
 }
 
+}  // namespace compare_op
 }  // namespace
 
 OpInfo compare_row() {
+    using namespace compare_op;
     return {.opcode = Opcode::Compare,
             .kind = OpKind::Elementwise,
             .arity = 2,

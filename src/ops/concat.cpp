@@ -7,6 +7,7 @@
 
 namespace topos::detail {
 namespace {
+namespace concat_op {
 
 Shape infer(const ShapeCheck& check) {
     const std::size_t axis = check.attributes<AxisAttributes>().axis;
@@ -46,9 +47,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
                              node.attributes_as<AxisAttributes>().axis);
 }
 
+}  // namespace concat_op
 }  // namespace
 
 OpInfo concat_row() {
+    using namespace concat_op;
     return {.opcode = Opcode::Concat,
             .kind = OpKind::Layout,
             .arity = 2,

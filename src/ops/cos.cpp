@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace cos_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -22,9 +23,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.cosine", build.operand(0));
 }
 
+}  // namespace cos_op
 }  // namespace
 
 OpInfo cos_row() {
+    using namespace cos_op;
     return {.opcode = Opcode::Cos,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace div_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -21,9 +22,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.divide", build.operand(0), build.operand(1));
 }
 
+}  // namespace div_op
 }  // namespace
 
 OpInfo div_row() {
+    using namespace div_op;
     return {.opcode = Opcode::Div,
             .kind = OpKind::Elementwise,
             .arity = 2,

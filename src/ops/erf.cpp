@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace erf_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -24,9 +25,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return erf(build, build.operand(0));
 }
 
+}  // namespace erf_op
 }  // namespace
 
 OpInfo erf_row() {
+    using namespace erf_op;
     return {.opcode = Opcode::Erf,
             .kind = OpKind::Elementwise,
             .arity = 1,

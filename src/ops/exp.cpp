@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace exp_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -21,9 +22,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.exponential", build.operand(0));
 }
 
+}  // namespace exp_op
 }  // namespace
 
 OpInfo exp_row() {
+    using namespace exp_op;
     return {.opcode = Opcode::Exp,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace expm1_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -22,9 +23,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.exponential_minus_one", build.operand(0));
 }
 
+}  // namespace expm1_op
 }  // namespace
 
 OpInfo expm1_row() {
+    using namespace expm1_op;
     return {.opcode = Opcode::Expm1,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -9,6 +9,7 @@
 
 namespace topos::detail {
 namespace {
+namespace floor_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -22,9 +23,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.floor", build.operand(0));
 }
 
+}  // namespace floor_op
 }  // namespace
 
 OpInfo floor_row() {
+    using namespace floor_op;
     return {.opcode = Opcode::Floor,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -12,6 +12,7 @@
 
 namespace topos::detail {
 namespace {
+namespace fold_op {
 
 Shape infer(const ShapeCheck& check) {
     const auto& fold = check.attributes<FoldAttributes>();
@@ -115,9 +116,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return *total;
 }
 
+}  // namespace fold_op
 }  // namespace
 
 OpInfo fold_row() {
+    using namespace fold_op;
     return {.opcode = Opcode::Fold,
             .kind = OpKind::General,
             .arity = 1,

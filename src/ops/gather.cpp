@@ -10,6 +10,7 @@
 
 namespace topos::detail {
 namespace {
+namespace gather_op {
 
 Shape infer(const ShapeCheck& check) {
     check.attributes<NoAttributes>();
@@ -48,9 +49,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.gather_rows(build.operand(0), build.index_operand(1));
 }
 
+}  // namespace gather_op
 }  // namespace
 
 OpInfo gather_row() {
+    using namespace gather_op;
     return {.opcode = Opcode::Gather,
             .kind = OpKind::General,
             .arity = 2,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace gelu_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -40,9 +41,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.multiply(x, phi);
 }
 
+}  // namespace gelu_op
 }  // namespace
 
 OpInfo gelu_row() {
+    using namespace gelu_op;
     return {.opcode = Opcode::Gelu,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace log_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -21,9 +22,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.log", build.operand(0));
 }
 
+}  // namespace log_op
 }  // namespace
 
 OpInfo log_row() {
+    using namespace log_op;
     return {.opcode = Opcode::Log,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace log1p_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -22,9 +23,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.log_plus_one", build.operand(0));
 }
 
+}  // namespace log1p_op
 }  // namespace
 
 OpInfo log1p_row() {
+    using namespace log1p_op;
     return {.opcode = Opcode::Log1p,
             .kind = OpKind::Elementwise,
             .arity = 1,

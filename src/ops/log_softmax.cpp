@@ -7,6 +7,7 @@
 namespace topos::detail {
 
 namespace {
+namespace log_softmax_op {
 
 Shape infer(const ShapeCheck& check) {
     check.require_axis(0, check.attributes<AxisAttributes>().axis);
@@ -40,9 +41,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
         x, build.broadcast_in_dim(normaliser, shape, axes_except(shape.rank(), axis)));
 }
 
+}  // namespace log_softmax_op
 }  // namespace
 
 OpInfo log_softmax_row() {
+    using namespace log_softmax_op;
     return {.opcode = Opcode::LogSoftmax,
             .kind = OpKind::General,
             .arity = 1,

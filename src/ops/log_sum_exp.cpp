@@ -10,6 +10,7 @@
 namespace topos::detail {
 
 namespace {
+namespace log_sum_exp_op {
 
 template <Element T>
 void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
@@ -34,9 +35,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return log_sum_exp(build, build.operand(0), node.attributes_as<AxisAttributes>().axis);
 }
 
+}  // namespace log_sum_exp_op
 }  // namespace
 
 OpInfo log_sum_exp_row() {
+    using namespace log_sum_exp_op;
     return {.opcode = Opcode::LogSumExp,
             .kind = OpKind::General,
             .arity = 1,

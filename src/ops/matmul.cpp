@@ -15,6 +15,7 @@
 
 namespace topos::detail {
 namespace {
+namespace matmul_op {
 
 Shape infer(const ShapeCheck& check) {
     check.attributes<NoAttributes>();  // a product has no attributes to carry
@@ -35,9 +36,11 @@ Shape infer(const ShapeCheck& check) {
     return a.with_extent(r - 1, b[r - 1]);
 }
 
+}  // namespace matmul_op
 }  // namespace
 
 namespace {
+namespace matmul_op {
 
 // The reference order, computed by the blocked, threaded exact GEMM: one
 // product per batch index, operands read in place.
@@ -89,9 +92,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.dot_general(build.operand(0), build.operand(1), dimensions);
 }
 
+}  // namespace matmul_op
 }  // namespace
 
 OpInfo matmul_row() {
+    using namespace matmul_op;
     return {.opcode = Opcode::MatMul,
             .kind = OpKind::General,
             .arity = 2,

@@ -8,6 +8,7 @@
 
 namespace topos::detail {
 namespace {
+namespace max_op {
 
 template <Element T>
 void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
@@ -41,9 +42,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
         build.operand(0), -std::numeric_limits<double>::infinity(), "stablehlo.maximum", {axis});
 }
 
+}  // namespace max_op
 }  // namespace
 
 OpInfo max_row() {
+    using namespace max_op;
     return {.opcode = Opcode::Max,
             .kind = OpKind::General,
             .arity = 1,

@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace maximum_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -23,9 +24,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.maximum", build.operand(0), build.operand(1));
 }
 
+}  // namespace maximum_op
 }  // namespace
 
 OpInfo maximum_row() {
+    using namespace maximum_op;
     return {.opcode = Opcode::Maximum,
             .kind = OpKind::Elementwise,
             .arity = 2,

@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace minimum_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -23,9 +24,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.minimum", build.operand(0), build.operand(1));
 }
 
+}  // namespace minimum_op
 }  // namespace
 
 OpInfo minimum_row() {
+    using namespace minimum_op;
     return {.opcode = Opcode::Minimum,
             .kind = OpKind::Elementwise,
             .arity = 2,

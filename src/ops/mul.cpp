@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace mul_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -21,9 +22,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.multiply", build.operand(0), build.operand(1));
 }
 
+}  // namespace mul_op
 }  // namespace
 
 OpInfo mul_row() {
+    using namespace mul_op;
     return {.opcode = Opcode::Mul,
             .kind = OpKind::Elementwise,
             .arity = 2,

@@ -7,6 +7,7 @@
 
 namespace topos::detail {
 namespace {
+namespace narrow_op {
 
 Shape infer(const ShapeCheck& check) {
     const auto& narrow = check.attributes<NarrowAttributes>();
@@ -44,9 +45,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
         build.operand(0), narrow.axis, narrow.start, narrow.start + narrow.length, 1);
 }
 
+}  // namespace narrow_op
 }  // namespace
 
 OpInfo narrow_row() {
+    using namespace narrow_op;
     return {.opcode = Opcode::Narrow,
             .kind = OpKind::Layout,
             .arity = 1,

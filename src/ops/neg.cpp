@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace neg_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -20,9 +21,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.negate", build.operand(0));
 }
 
+}  // namespace neg_op
 }  // namespace
 
 OpInfo neg_row() {
+    using namespace neg_op;
     return {.opcode = Opcode::Neg,
             .kind = OpKind::Elementwise,
             .arity = 1,

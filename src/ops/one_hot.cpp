@@ -9,6 +9,7 @@
 
 namespace topos::detail {
 namespace {
+namespace one_hot_op {
 
 Shape infer(const ShapeCheck& check) {
     const std::size_t depth = check.attributes<RowsAttributes>().rows;
@@ -43,9 +44,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.convert(build.compare(HloComparison::EQ, indices, positions), HloElement::Real);
 }
 
+}  // namespace one_hot_op
 }  // namespace
 
 OpInfo one_hot_row() {
+    using namespace one_hot_op;
     return {.opcode = Opcode::OneHot,
             .kind = OpKind::General,
             .arity = 1,

@@ -8,6 +8,7 @@
 
 namespace topos::detail {
 namespace {
+namespace pad_op {
 
 std::size_t padded_extent(std::size_t extent, const PadAttributes& pad) {
     const std::size_t between = extent == 0 ? 0 : (extent - 1) * pad.interior;
@@ -67,9 +68,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.pad(build.operand(0), pad.axis, pad.before, pad.after, pad.interior);
 }
 
+}  // namespace pad_op
 }  // namespace
 
 OpInfo pad_row() {
+    using namespace pad_op;
     return {.opcode = Opcode::Pad,
             .kind = OpKind::Layout,
             .arity = 1,

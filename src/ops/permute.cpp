@@ -10,6 +10,7 @@
 
 namespace topos::detail {
 namespace {
+namespace permute_op {
 
 Shape infer(const ShapeCheck& check) {
     const Axes& order = check.attributes<PermuteAttributes>().order;
@@ -29,6 +30,7 @@ Shape infer(const ShapeCheck& check) {
     return Shape(std::span<const std::size_t>(extents.data(), shape.rank()));
 }
 
+}  // namespace permute_op
 }  // namespace
 
 Movement simplify(const Shape& input, const Axes& order) {
@@ -156,6 +158,7 @@ template void transpose_rows<double>(
     const double*, double*, std::size_t, std::size_t, std::size_t, std::size_t);
 
 namespace {
+namespace permute_op {
 
 // Each of `batches` [rows, columns] matrices transposed; a long batch is
 // shared among the pool's threads by blocks of rows (each writes its own
@@ -286,9 +289,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
                            node.attributes_as<PermuteAttributes>().order.values());
 }
 
+}  // namespace permute_op
 }  // namespace
 
 OpInfo permute_row() {
+    using namespace permute_op;
     return {.opcode = Opcode::Permute,
             .kind = OpKind::Layout,
             .arity = 1,

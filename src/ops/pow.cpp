@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace pow_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -27,9 +28,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.power", build.operand(0), build.operand(1));
 }
 
+}  // namespace pow_op
 }  // namespace
 
 OpInfo pow_row() {
+    using namespace pow_op;
     return {.opcode = Opcode::Pow,
             .kind = OpKind::Elementwise,
             .arity = 2,

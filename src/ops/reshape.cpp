@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace reshape_op {
 
 Shape infer(const ShapeCheck& check) {
     const Shape& target = check.attributes<ReshapeAttributes>().shape;
@@ -30,9 +31,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.reshape(build.operand(0), node.shape());
 }
 
+}  // namespace reshape_op
 }  // namespace
 
 OpInfo reshape_row() {
+    using namespace reshape_op;
     return {.opcode = Opcode::Reshape,
             .kind = OpKind::Layout,
             .arity = 1,

@@ -7,6 +7,7 @@
 
 namespace topos::detail {
 namespace {
+namespace rsqrt_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -23,9 +24,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.rsqrt", build.operand(0));
 }
 
+}  // namespace rsqrt_op
 }  // namespace
 
 OpInfo rsqrt_row() {
+    using namespace rsqrt_op;
     return {.opcode = Opcode::Rsqrt,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -10,6 +10,7 @@
 
 namespace topos::detail {
 namespace {
+namespace scatter_add_op {
 
 Shape infer(const ShapeCheck& check) {
     const std::size_t rows = check.attributes<RowsAttributes>().rows;
@@ -57,9 +58,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.scatter_add_rows(zeros, build.index_operand(0), build.operand(1));
 }
 
+}  // namespace scatter_add_op
 }  // namespace
 
 OpInfo scatter_add_row() {
+    using namespace scatter_add_op;
     return {.opcode = Opcode::ScatterAdd,
             .kind = OpKind::General,
             .arity = 2,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace select_op {
 
 Shape infer(const ShapeCheck& check) {
     check.attributes<NoAttributes>();
@@ -42,9 +43,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.select(chosen, build.operand(1), build.operand(2));
 }
 
+}  // namespace select_op
 }  // namespace
 
 OpInfo select_row() {
+    using namespace select_op;
     return {.opcode = Opcode::Select,
             .kind = OpKind::Elementwise,
             .arity = 3,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace sigmoid_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -22,9 +23,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.logistic", build.operand(0));
 }
 
+}  // namespace sigmoid_op
 }  // namespace
 
 OpInfo sigmoid_row() {
+    using namespace sigmoid_op;
     return {.opcode = Opcode::Sigmoid,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace sign_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -18,9 +19,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.sign", build.operand(0));
 }
 
+}  // namespace sign_op
 }  // namespace
 
 OpInfo sign_row() {
+    using namespace sign_op;
     return {.opcode = Opcode::Sign,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -8,6 +8,7 @@
 
 namespace topos::detail {
 namespace {
+namespace silu_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -33,9 +34,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.multiply(x, weight);
 }
 
+}  // namespace silu_op
 }  // namespace
 
 OpInfo silu_row() {
+    using namespace silu_op;
     return {.opcode = Opcode::Silu,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace sin_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -21,9 +22,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.sine", build.operand(0));
 }
 
+}  // namespace sin_op
 }  // namespace
 
 OpInfo sin_row() {
+    using namespace sin_op;
     return {.opcode = Opcode::Sin,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -8,6 +8,7 @@
 
 namespace topos::detail {
 namespace {
+namespace slice_op {
 
 Shape infer(const ShapeCheck& check) {
     const auto& slice = check.attributes<SliceAttributes>();
@@ -54,9 +55,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.slice(build.operand(0), slice.axis, slice.start, limit, slice.step);
 }
 
+}  // namespace slice_op
 }  // namespace
 
 OpInfo slice_row() {
+    using namespace slice_op;
     return {.opcode = Opcode::Slice,
             .kind = OpKind::Layout,
             .arity = 1,

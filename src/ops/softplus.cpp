@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace softplus_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -27,9 +28,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.add(positive, build.unary("stablehlo.log_plus_one", decay));
 }
 
+}  // namespace softplus_op
 }  // namespace
 
 OpInfo softplus_row() {
+    using namespace softplus_op;
     return {.opcode = Opcode::Softplus,
             .kind = OpKind::Elementwise,
             .arity = 1,

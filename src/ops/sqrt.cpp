@@ -7,6 +7,7 @@
 
 namespace topos::detail {
 namespace {
+namespace sqrt_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -22,9 +23,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.sqrt", build.operand(0));
 }
 
+}  // namespace sqrt_op
 }  // namespace
 
 OpInfo sqrt_row() {
+    using namespace sqrt_op;
     return {.opcode = Opcode::Sqrt,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace square_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -20,9 +21,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.multiply(build.operand(0), build.operand(0));
 }
 
+}  // namespace square_op
 }  // namespace
 
 OpInfo square_row() {
+    using namespace square_op;
     return {.opcode = Opcode::Square,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -5,6 +5,7 @@
 
 namespace topos::detail {
 namespace {
+namespace sub_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -21,9 +22,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.subtract", build.operand(0), build.operand(1));
 }
 
+}  // namespace sub_op
 }  // namespace
 
 OpInfo sub_row() {
+    using namespace sub_op;
     return {.opcode = Opcode::Sub,
             .kind = OpKind::Elementwise,
             .arity = 2,

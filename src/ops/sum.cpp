@@ -13,6 +13,7 @@
 
 namespace topos::detail {
 namespace {
+namespace sum_op {
 
 Shape infer(const ShapeCheck& check) {
     const auto* along = std::get_if<AxisAttributes>(&check.all_attributes());
@@ -172,9 +173,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.reduce(x, -0.0, "stablehlo.add", axes);
 }
 
+}  // namespace sum_op
 }  // namespace
 
 OpInfo sum_row() {
+    using namespace sum_op;
     return {.opcode = Opcode::Sum,
             .kind = OpKind::General,
             .arity = 1,

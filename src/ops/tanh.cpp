@@ -6,6 +6,7 @@
 
 namespace topos::detail {
 namespace {
+namespace tanh_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
@@ -23,9 +24,11 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.unary("stablehlo.tanh", build.operand(0));
 }
 
+}  // namespace tanh_op
 }  // namespace
 
 OpInfo tanh_row() {
+    using namespace tanh_op;
     return {.opcode = Opcode::Tanh,
             .kind = OpKind::Elementwise,
             .arity = 1,

@@ -11,6 +11,7 @@
 
 namespace topos::detail {
 namespace {
+namespace unfold_op {
 
 Shape infer(const ShapeCheck& check) {
     const auto& window = check.attributes<WindowAttributes>();
@@ -65,9 +66,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return pieces.size() == 1 ? pieces.front() : build.concatenate(pieces, window.axis + 1);
 }
 
+}  // namespace unfold_op
 }  // namespace
 
 OpInfo unfold_row() {
+    using namespace unfold_op;
     return {.opcode = Opcode::Unfold,
             .kind = OpKind::Layout,
             .arity = 1,

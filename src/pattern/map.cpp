@@ -26,7 +26,7 @@ namespace {
 // A chain of BroadcastAlong read from its first operand: the region's axes,
 // adjacent ones merged where they step alike, with the operand's stride along
 // each (0 where the chain repeats it).
-struct Spread {
+struct SpreadStrides {
     std::vector<std::size_t> extents;
     std::vector<std::size_t> strides;
 };
@@ -41,7 +41,7 @@ struct MapGeometry {
         const Node* node;
         std::array<std::int32_t, Node::max_operands> reads{};  // >= 0: member; < 0: input -1 - k
         MemberKernels kernels;
-        std::optional<Spread> spread;
+        std::optional<SpreadStrides> spread;
         // Where the spread repeats a short pattern (its outermost axis
         // repeated): the pattern's length. Blocks then read a tiling of the
         // pattern in place.
@@ -211,14 +211,14 @@ private:
     std::vector<bool> scheduled_;
 };
 
-bool contains(const std::vector<std::uint32_t>& region, std::uint32_t index) {
+bool sorted_contains(const std::vector<std::uint32_t>& region, std::uint32_t index) {
     return std::binary_search(region.begin(), region.end(), index);
 }
 
 // Joins the region's adjacent axes that step alike (both repeated, or both
 // contiguous in the operand) and drops axes of extent 1.
-Spread merged(const Shape& shape, const std::vector<std::size_t>& strides) {
-    Spread spread;
+SpreadStrides merged(const Shape& shape, const std::vector<std::size_t>& strides) {
+    SpreadStrides spread;
     for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
         const std::size_t extent = shape[axis], stride = strides[axis];
         if (extent == 1) {
@@ -240,14 +240,14 @@ Spread merged(const Shape& shape, const std::vector<std::size_t>& strides) {
 
 // Walks a chain of BroadcastAlong down from `head` to its first operand
 // outside the region: that operand, and how the head's elements read it.
-std::pair<std::uint32_t, Spread> spread_of(const std::vector<Node>& nodes,
-                                           const std::vector<std::uint32_t>& region,
-                                           std::uint32_t head) {
+std::pair<std::uint32_t, SpreadStrides> spread_of(const std::vector<Node>& nodes,
+                                                  const std::vector<std::uint32_t>& region,
+                                                  std::uint32_t head) {
     const Shape& shape = nodes[head].shape();
     std::vector<std::size_t> origin(shape.rank());  // the head's axis of each axis below
     std::iota(origin.begin(), origin.end(), std::size_t{0});
     std::uint32_t link = head;
-    while (contains(region, link) && is_broadcast(nodes[link])) {
+    while (sorted_contains(region, link) && is_broadcast(nodes[link])) {
         const std::size_t axis = nodes[link].attributes_as<BroadcastAttributes>().axis;
         origin.erase(origin.begin() + static_cast<std::ptrdiff_t>(axis));
         link = nodes[link].operands()[0];
@@ -269,7 +269,7 @@ constexpr std::size_t longest_period = 4 * block_elements;
 
 // The length of the pattern a spread repeats along its outermost axis (what
 // its inner axes read), where that is at most longest_period; 0 otherwise.
-std::size_t period_of(const Spread& spread) {
+std::size_t period_of(const SpreadStrides& spread) {
     if (spread.strides.front() != 0) {
         return 0;
     }
@@ -379,7 +379,7 @@ namespace {
 // repeats and copied where it does not (stride 1 there).
 template <Element T>
 void copy_spread(
-    const Spread& spread, const T* from, std::size_t first, std::size_t count, T* out) {
+    const SpreadStrides& spread, const T* from, std::size_t first, std::size_t count, T* out) {
     const std::size_t rank = spread.extents.size();
     std::array<std::size_t, Shape::max_rank> at{};
     std::size_t offset = 0;

@@ -249,10 +249,6 @@ void pooling_kernel(const Match& match,
     }
 }
 
-bool always(const Match&, const RaiseContext&) {
-    return true;
-}
-
 // A stablehlo.reduce_window of the image zero-padded explicitly (the matched Pad
 // pads with +0, while reduce_window would pad with its init value).
 std::vector<HloValue> raise_pooling(HloBuilder& build, const Match& match, const RaiseContext&) {
@@ -282,7 +278,7 @@ PatternRow reduce_window_row() {
             .match = match_pooling,
             .kernel_f32 = pooling_kernel<float>,
             .kernel_f64 = pooling_kernel<double>,
-            .raises = always,
+            .raises = raises_every_match,
             .raise = raise_pooling};
 }
 

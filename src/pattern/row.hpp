@@ -40,6 +40,11 @@ struct RaiseContext {
     }
 };
 
+// The `raises` of a row whose every match is raised.
+inline bool raises_every_match(const Match&, const RaiseContext&) {
+    return true;
+}
+
 struct PatternRow {
     PatternKind kind{};
     // The structure rooted at `root`, if it is there. Null for a pattern the

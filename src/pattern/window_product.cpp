@@ -414,10 +414,6 @@ HloValue filter_gradient(HloBuilder& build, const Match& match, const WindowProd
     return build.reshape(convolved, build.site().shape);
 }
 
-bool always(const Match&, const RaiseContext&) {
-    return true;
-}
-
 // A stablehlo.convolution; its transposed form, a filter gradient, a
 // convolution of the image by the gradient.
 std::vector<HloValue> raise_convolution(HloBuilder& build,
@@ -434,7 +430,7 @@ PatternRow window_product_row() {
             .match = match_product,
             .kernel_f32 = product_kernel<float>,
             .kernel_f64 = product_kernel<double>,
-            .raises = always,
+            .raises = raises_every_match,
             .raise = raise_convolution};
 }
 

@@ -20,8 +20,8 @@
 namespace topos::show {
 namespace {
 
-constexpr std::size_t minimum_width = 20;
-constexpr std::size_t minimum_height = 5;
+constexpr std::size_t minimum_columns = 20;
+constexpr std::size_t minimum_rows = 5;
 
 // Distinct characters for the markers, in the order they were added.
 constexpr std::array<std::string_view, 8> marker_glyphs = {
@@ -394,10 +394,10 @@ std::string trimmed(std::string line) {
 }  // namespace
 
 std::string Plot::text(std::size_t width, std::size_t height) const {
-    if (width < minimum_width || height < minimum_height) {
+    if (width < minimum_columns || height < minimum_rows) {
         throw ShowError("plot: text of " + std::to_string(width) + " columns by " +
                         std::to_string(height) + " lines is too small; give at least " +
-                        std::to_string(minimum_width) + " by " + std::to_string(minimum_height));
+                        std::to_string(minimum_columns) + " by " + std::to_string(minimum_rows));
     }
     const Range x = range_of(*this, true, x_axis_);
     const Range y = range_of(*this, false, y_axis_);

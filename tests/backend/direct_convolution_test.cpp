@@ -88,7 +88,7 @@ std::vector<T> reference(const DirectConvolutionShape& s,
 }
 
 template <Element T>
-void expect_reference_bits(const DirectConvolutionShape& s, std::mt19937& generator) {
+void expect_convolution_reference_bits(const DirectConvolutionShape& s, std::mt19937& generator) {
     const std::vector<T> planes = random_planes<T>(s, generator);
     std::vector<T> matrix(s.channels * s.kernel_rows * s.kernel_columns * s.filters);
     for (T& value : matrix) {
@@ -200,7 +200,7 @@ TYPED_TEST(DirectConvolution, RandomShapesGiveTheReferenceBitsOnEveryInstruction
         s.padded_rows = s.rows + s.kernel_rows - 1;
         s.padded_columns = s.columns + s.kernel_columns - 1;
         s.filters = filter_counts[generator() % std::size(filter_counts)];
-        expect_reference_bits<TypeParam>(s, generator);
+        expect_convolution_reference_bits<TypeParam>(s, generator);
     }
 }
 
@@ -212,7 +212,7 @@ TYPED_TEST(DirectConvolution, TheNetworksShapesGiveTheReferenceBits) {
                                              {1, 10, 10, 8, 8, 3, 3, 32},
                                              {32, 6, 6, 4, 4, 3, 3, 64}};
     for (const DirectConvolutionShape& s : shapes) {
-        expect_reference_bits<TypeParam>(s, generator);
+        expect_convolution_reference_bits<TypeParam>(s, generator);
     }
 }
 

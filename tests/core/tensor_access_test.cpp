@@ -1,6 +1,7 @@
 // Tensor<T> read by position: t(i, j), t.at({i, j}), narrow, slice, select,
 // reshape, flatten, item, to_vector and cast. Expected values come from
 // row-major index arithmetic written out here, never from the methods tested.
+#include "support/error_message.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
@@ -30,25 +31,8 @@ Tensor<T> counting(Shape shape) {
     });
 }
 
-template <class Call>
-std::string index_error_of(Call call) {
-    try {
-        call();
-    } catch (const IndexError& error) {
-        return error.what();
-    }
-    return "no IndexError";
-}
-
-template <class Call>
-std::string shape_error_of(Call call) {
-    try {
-        call();
-    } catch (const ShapeError& error) {
-        return error.what();
-    }
-    return "no ShapeError";
-}
+using test::index_error_of;
+using test::shape_error_of;
 
 template <class T>
 class TensorAccess : public ::testing::Test {};

@@ -3,6 +3,7 @@
 // against a definition written out here: the striped order spelled lane by
 // lane, extremes and first positions by plain loops over row-major indices.
 #include "support/bit_equal.hpp"
+#include "support/error_message.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
@@ -100,15 +101,7 @@ std::size_t first_position(const std::vector<T>& terms, bool largest) {
     return a;
 }
 
-template <class Call>
-std::string shape_error_of(Call call) {
-    try {
-        call();
-    } catch (const ShapeError& error) {
-        return error.what();
-    }
-    return "no ShapeError";
-}
+using test::shape_error_of;
 
 TYPED_TEST(TensorReduce, SumAddsAllElementsInTheStripedOrder) {
     using T = TypeParam;

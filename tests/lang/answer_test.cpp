@@ -21,7 +21,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 // The ProgramError `program` raises, which the test requires it to raise.
-ProgramError error_of(const std::string& program) {
+ProgramError program_error_of(const std::string& program) {
     try {
         compile(program);
     } catch (const ProgramError& error) {
@@ -50,7 +50,7 @@ TEST(AnswerJson, FastNumericsReachTheReadings) {
 
 TEST(AnswerJson, AShapeErrorAnswersItsMessageLineAndColumn) {
     const std::string program = "a = parameter [2, 3]\nb = parameter [4, 5]\nc = a @ b\n";
-    const ProgramError error = error_of(program);
+    const ProgramError error = program_error_of(program);
     ASSERT_EQ(error.line(), 3U);
     const std::string answer = answer_json(program, {});
     EXPECT_EQ(answer,

@@ -43,8 +43,10 @@ using ::testing::ThrowsMessage;
 namespace fs = std::filesystem;
 
 using test::bytes_of;
+using test::length_prefix;
 using test::ScratchFolder;
 using test::write_bytes;
+using test::write_crafted;
 
 // parameter.0 [3, 4], parameter.1 [4], parameter.2 [4, 2], parameter.3 [2].
 template <Element T>
@@ -53,22 +55,6 @@ Network<T> small_mlp() {
     const Mlp<T> mlp(tape, {3, 4, 2}, Activation::Tanh, init::normal(1, 1.0));
     (void)mlp.express(tape.input(Tensor<T>::filled(Shape{1, 3}, T{1})));
     return std::move(tape).into_network();
-}
-
-std::vector<char> length_prefix(std::uint64_t length) {
-    std::vector<char> bytes;
-    for (std::size_t i = 0; i < 8; ++i) {
-        bytes.push_back(static_cast<char>((length >> (8 * i)) & 0xff));
-    }
-    return bytes;
-}
-
-// A file with this header text (length prefixed) and `payload` zero bytes.
-void write_crafted(const fs::path& path, const std::string& header, std::size_t payload) {
-    std::vector<char> bytes = length_prefix(header.size());
-    bytes.insert(bytes.end(), header.begin(), header.end());
-    bytes.resize(bytes.size() + payload, '\0');
-    write_bytes(path, bytes);
 }
 
 // Rewrites the JSON header of the file at `path` with `edit`, keeping its payload.

@@ -106,17 +106,7 @@ void expect_bit_equal(const Parameters<T>& actual, const Parameters<T>& expected
 
 using test::bytes_of;
 using test::write_bytes;
-
-// A file with this header text (length prefixed) and `payload` bytes.
-void write_crafted(const fs::path& path, const std::string& header, std::size_t payload) {
-    std::vector<char> bytes;
-    for (std::size_t i = 0; i < 8; ++i) {
-        bytes.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
-    }
-    bytes.insert(bytes.end(), header.begin(), header.end());
-    bytes.resize(bytes.size() + payload, '\0');
-    write_bytes(path, bytes);
-}
+using test::write_crafted;
 
 TEST(Checkpoint, ParametersRoundTripBitForBitInDouble) {
     const Network<double> network = small_mlp<double>(1);

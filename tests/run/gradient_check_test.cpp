@@ -137,16 +137,12 @@ TEST_P(GradientCheck, SecondDerivativeMatchesFiniteDifferencesOfTheGradient) {
     }
 }
 
-std::string opcode_name(const ::testing::TestParamInfo<Opcode>& info) {
-    return std::string(name_of(info.param));
-}
-
 // Over every computed opcode of the enum, not over the spec table: an opcode
 // without a spec fails here (and in the op-table meta-test).
 INSTANTIATE_TEST_SUITE_P(EveryComputedOpcode,
                          GradientCheck,
                          ::testing::ValuesIn(test::computed_opcodes()),
-                         opcode_name);
+                         test::opcode_name);
 
 TEST(GradientCheck, ReverseScanMatchesFiniteDifferencesOnRandomGraphs) {
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
@@ -167,7 +163,7 @@ TEST(GradientCheck, ReverseScanMatchesFiniteDifferencesOnRandomGraphs) {
 }
 
 // A small tanh MLP: loss = sum((tanh(x W1 + b1) W2 - t)^2).
-struct Mlp {
+struct TanhMlp {
     Tape<double> tape;
     Value<double> w1;
     Value<double> b1;
@@ -175,7 +171,7 @@ struct Mlp {
     Value<double> loss;
 };
 
-Mlp record_mlp(test::Rng& rng) {
+TanhMlp record_mlp(test::Rng& rng) {
     Tape<double> tape;
     const auto x = tape.input(rng.tensor<double>({4, 3}, -1.0, 1.0));
     const auto target = tape.input(rng.tensor<double>({4, 2}, -1.0, 1.0));
@@ -189,7 +185,7 @@ Mlp record_mlp(test::Rng& rng) {
 
 TEST(SecondOrder, HessianVectorProductsOfATanhMlpMatchFiniteDifferences) {
     test::Rng rng(2024);
-    Mlp mlp = record_mlp(rng);
+    TanhMlp mlp = record_mlp(rng);
     Tape<double>& tape = mlp.tape;
     const std::vector<Symbol> weights{mlp.w1, mlp.b1, mlp.w2};
     const Adjoints<double> gradient = tape.differentiate(mlp.loss, weights);

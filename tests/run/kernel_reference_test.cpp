@@ -72,16 +72,12 @@ TEST_P(ReferenceKernel, AgreesWithANaiveReferenceOnRandomUses) {
     }
 }
 
-std::string opcode_name(const ::testing::TestParamInfo<Opcode>& info) {
-    return std::string(name_of(info.param));
-}
-
 // Over every computed opcode of the enum, not over the reference table: an
 // opcode without a reference fails.
 INSTANTIATE_TEST_SUITE_P(EveryComputedOpcode,
                          ReferenceKernel,
                          ::testing::ValuesIn(test::computed_opcodes()),
-                         opcode_name);
+                         test::opcode_name);
 
 // Elements of magnitude 2^-10 to 2^11 with full 53-bit significands. The specs
 // draw uniformly from [-1, 1], a grid of multiples of 2^-52, on which short sums

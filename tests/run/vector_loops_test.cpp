@@ -78,7 +78,7 @@ TEST_P(EveryOpcode, GivesThePortableLoopsBits) {
 INSTANTIATE_TEST_SUITE_P(VectorLoops,
                          EveryOpcode,
                          ::testing::ValuesIn(test::computed_opcodes()),
-                         [](const auto& info) { return std::string(name_of(info.param)); });
+                         test::opcode_name);
 
 // Long enough for several chunks on the pool, with values from far below to far
 // above where the functions saturate, and the special values.

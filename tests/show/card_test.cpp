@@ -32,7 +32,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // A chain of `count` nodes: a parameter, then tanh after tanh.
-Network<float> chain(std::size_t count) {
+Network<float> parameter_chain(std::size_t count) {
     Tape<float> tape;
     auto value = tape.parameter(Tensor<float>({2}, {0.5f, 1.0f}));
     for (std::size_t i = 1; i < count; ++i) {
@@ -196,7 +196,7 @@ TEST(GraphCard, TwoCardsOfOneNetworkShareNoId) {
 }
 
 TEST(GraphCard, ElidesTheMiddlePastTwoHundredNodesKeepingTheFirstAndLastHundred) {
-    const Html card = show::card(chain(250));
+    const Html card = show::card(parameter_chain(250));
     expect_sound(card);
     EXPECT_EQ(occurrences(card.html(), "<tr id=\""), 200u);
     EXPECT_THAT(card.html(), HasSubstr("50 nodes elided"));
@@ -219,7 +219,7 @@ TEST(GraphCard, ElidesTheMiddlePastTwoHundredNodesKeepingTheFirstAndLastHundred)
 }
 
 TEST(GraphCard, TwoHundredNodesAreAllShown) {
-    const Html card = show::card(chain(200));
+    const Html card = show::card(parameter_chain(200));
     expect_sound(card);
     EXPECT_EQ(occurrences(card.html(), "<tr id=\""), 200u);
     EXPECT_THAT(card.html(), Not(HasSubstr("elided")));
@@ -241,7 +241,7 @@ TEST(PlanCard, ShowsTheScheduleWithItsLivenessWordsAndTheLiveVolumeCurve) {
 }
 
 TEST(PlanCard, ElidesTheMiddleOfALongScheduleAndLinksOnlyToRowsShown) {
-    const Network<float> network = chain(250);
+    const Network<float> network = parameter_chain(250);
     const Html card = show::card(network.entry({network.nodes().back().symbol()}).lower());
     expect_sound(card);
     EXPECT_EQ(occurrences(card.html(), "<tr id=\""), 200u);

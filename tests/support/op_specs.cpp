@@ -254,4 +254,8 @@ std::vector<Opcode> computed_opcodes() {
     return opcodes;
 }
 
+std::string opcode_name(const ::testing::TestParamInfo<Opcode>& info) {
+    return std::string(name_of(info.param));
+}
+
 }  // namespace topos::test

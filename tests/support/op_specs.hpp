@@ -11,7 +11,10 @@
 #include <topos/graph/value.hpp>
 #include <topos/ops/opcode.hpp>
 
+#include <gtest/gtest.h>
+
 #include <span>
+#include <string>
 #include <vector>
 
 namespace topos::test {
@@ -59,5 +62,8 @@ const OpSpec* find_op_spec(Opcode opcode);
 
 // Every computed (non-source) opcode, in order: what the parametrised tests run over.
 std::vector<Opcode> computed_opcodes();
+
+// A test's name from its opcode, for suites instantiated over computed_opcodes().
+std::string opcode_name(const ::testing::TestParamInfo<Opcode>& info);
 
 }  // namespace topos::test

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -56,6 +58,25 @@ inline std::vector<char> bytes_of(const std::filesystem::path& path) {
 inline void write_bytes(const std::filesystem::path& path, const std::vector<char>& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The eight little-endian bytes of `length`, as a safetensors file begins.
+inline std::vector<char> length_prefix(std::uint64_t length) {
+    std::vector<char> bytes;
+    for (std::size_t i = 0; i < 8; ++i) {
+        bytes.push_back(static_cast<char>((length >> (8 * i)) & 0xff));
+    }
+    return bytes;
+}
+
+// A file with this header text (length prefixed) and `payload` zero bytes.
+inline void write_crafted(const std::filesystem::path& path,
+                          const std::string& header,
+                          std::size_t payload) {
+    std::vector<char> bytes = length_prefix(header.size());
+    bytes.insert(bytes.end(), header.begin(), header.end());
+    bytes.resize(bytes.size() + payload, '\0');
+    write_bytes(path, bytes);
 }
 
 }  // namespace topos::test
