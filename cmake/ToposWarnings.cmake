@@ -7,6 +7,11 @@ target_compile_options(topos_warnings INTERFACE
     # literal is added to a std::string at -O2 and above (GCC bug 105329, fixed
     # in g++ 13): the warning is about the library's code, never ours.
     $<$<AND:$<COMPILE_LANG_AND_ID:CXX,GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>
+    # In a unity build g++ takes every source but the first of a unity source
+    # for a header, and warns where a lambda captures a type of that source's
+    # anonymous namespace, as it would in a header included twice; a source
+    # is compiled once.
+    $<$<AND:$<COMPILE_LANG_AND_ID:CXX,GNU>,$<BOOL:${CMAKE_UNITY_BUILD}>>:-Wno-subobject-linkage>
     # CUDA sources (src/backend/cuda/): the host compiler's warnings, and nvcc's own.
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>
     $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${TOPOS_WARNINGS_AS_ERRORS}>>:-Werror=all-warnings>)
