@@ -36,12 +36,6 @@ Shape infer(const ShapeCheck& check) {
     return a.with_extent(r - 1, b[r - 1]);
 }
 
-}  // namespace matmul_op
-}  // namespace
-
-namespace {
-namespace matmul_op {
-
 // The reference order, computed by the blocked, threaded exact GEMM: one
 // product per batch index, operands read in place.
 template <Element T>
