@@ -1,5 +1,6 @@
 // Files for the checkpoint tests: a scratch folder of this test process,
-// removed with everything in it, and whole-file reads and writes.
+// removed with everything in it, whole-file reads and writes, and crafted
+// checkpoint files (a length-prefixed header, then a payload).
 #pragma once
 
 #include <gtest/gtest.h>
