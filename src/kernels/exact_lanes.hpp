@@ -13,9 +13,11 @@
 //   L::splat(c); add sub mul div fma; xor_bits; magnitude; sign_of
 //   lt le gt ge eq unordered -> M; both either -> M; all any -> bool; select(m, a, b)
 //   pow2(k): 2^k for whole k in [-1022, 1023]
+//   pick(piece, row): row[piece] in each lane, piece a whole double in [0, 3]
 //   exponent_field(v): the biased exponent of v >= 0, a whole double
 //   unit_mantissa(v): v's mantissa bits under the exponent of 1, in [1, 2)
-//   round_to_float(v): each lane rounded to float and widened back (the float shortcut)
+//   low_bits_outside(v, mask, start, w): whether (bits of v & mask) - start, unsigned, >= 2^w
+//     (the float shortcut's test of a lane's rounding to float)
 // This header is included where the target of L is pushed, and only there.
 #pragma once
 
@@ -256,30 +258,69 @@ TOPOS_LANES_INLINE Pair<L> erf_small(typename L::V u, Pair<L> z) {
     return fast_two_sum<L>(s.hi, L::add(s.lo, p.lo));
 }
 
+// The three pieces of scalar::erfc_kernel's exp(u^2) erfc(u) (near, mid,
+// far, and a fourth unused), each coefficient a row of four that a lane picks
+// from by its piece. Mid's 16 coefficients are padded with zeros at the top:
+// Horner's first steps then give +0 and then exactly its top coefficient, so
+// every lane takes its own piece's operations.
+inline constexpr std::size_t erfc_terms = scalar::erfc_near_poly.size();
+static_assert(scalar::erfc_far_poly.size() == erfc_terms &&
+              scalar::erfc_mid_poly.size() <= erfc_terms);
+
+using PieceRow = std::array<double, 4>;
+
+consteval std::array<PieceRow, erfc_terms> erfc_piece_coefficients() {
+    std::array<PieceRow, erfc_terms> rows{};
+    for (std::size_t i = 0; i < erfc_terms; ++i) {
+        const double mid = i < scalar::erfc_mid_poly.size() ? scalar::erfc_mid_poly[i] : 0.0;
+        rows[i] = {scalar::erfc_near_poly[i], mid, scalar::erfc_far_poly[i], 0.0};
+    }
+    return rows;
+}
+
+inline constexpr std::array<PieceRow, erfc_terms> erfc_pieces = erfc_piece_coefficients();
+inline constexpr PieceRow erfc_piece_lows{
+    scalar::erfc_near_lo, scalar::erfc_mid_lo, scalar::erfc_far_lo, 0.0};
+inline constexpr PieceRow erfc_piece_centres{
+    scalar::erfc_near_centre, scalar::erfc_mid_centre, scalar::erfc_far_centre, 0.0};
+
+// horner_pair with each lane's coefficients picked from rows by its piece.
+template <class L, std::size_t N>
+TOPOS_LANES_INLINE Pair<L> horner_pair_of_pieces(typename L::V x,
+                                                 typename L::V piece,
+                                                 const std::array<PieceRow, N>& rows,
+                                                 const PieceRow& c0_lo) {
+    auto acc = L::pick(piece, rows[N - 1]);
+    for (std::size_t i = N - 1; i > 2; --i) {
+        acc = L::fma(acc, x, L::pick(piece, rows[i - 1]));
+    }
+    const Pair<L> inner = two_sum<L>(L::pick(piece, rows[1]), L::mul(x, acc));
+    Pair<L> p = two_prod<L>(x, inner.hi);
+    p.lo = L::add(p.lo, L::mul(x, inner.lo));
+    const Pair<L> sum = two_sum<L>(L::pick(piece, rows[0]), p.hi);
+    return fast_two_sum<L>(sum.hi, L::add(sum.lo, L::add(p.lo, L::pick(piece, c0_lo))));
+}
+
 // scalar::erfc_kernel for lanes with 0.75 <= u <= 28 (others take a stand-in):
-// erfc(u + u_lo) = 2^k (hi + lo). Each piece of exp(u^2) erfc(u) is computed
-// only when some lane lies in it.
+// erfc(u + u_lo) = 2^k (hi + lo). One polynomial evaluation serves the three
+// pieces of exp(u^2) erfc(u), each lane with its piece's coefficients and
+// argument (u - centre, or 1/u^2 - centre from 3 on, where u r comes out).
 template <class L>
 TOPOS_LANES_INLINE Scaled<L> erfc_kernel(typename L::V u, typename L::V u_lo, Pair<L> z) {
-    const auto near = L::lt(u, constant<L>(2.0));
     const auto far = L::ge(u, constant<L>(3.0));
-    const auto mid = L::both(L::ge(u, constant<L>(2.0)), L::lt(u, constant<L>(3.0)));
-    Pair<L> r{constant<L>(0.0), constant<L>(0.0)};
-    if (L::any(near)) {
-        const auto h = L::sub(u, constant<L>(scalar::erfc_near_centre));
-        const Pair<L> piece = horner_pair<L>(h, scalar::erfc_near_poly, scalar::erfc_near_lo);
-        r = {L::select(near, piece.hi, r.hi), L::select(near, piece.lo, r.lo)};
+    const auto piece = L::select(L::lt(u, constant<L>(2.0)),
+                                 constant<L>(0.0),
+                                 L::select(far, constant<L>(2.0), constant<L>(1.0)));
+    const bool some_far = L::any(far);
+    auto argument = u;
+    if (some_far) {
+        argument = L::select(far, L::div(constant<L>(1.0), z.hi), u);
     }
-    if (L::any(mid)) {
-        const auto h = L::sub(u, constant<L>(scalar::erfc_mid_centre));
-        const Pair<L> piece = horner_pair<L>(h, scalar::erfc_mid_poly, scalar::erfc_mid_lo);
-        r = {L::select(mid, piece.hi, r.hi), L::select(mid, piece.lo, r.lo)};
-    }
-    if (L::any(far)) {
-        const auto h = L::sub(L::div(constant<L>(1.0), z.hi), constant<L>(scalar::erfc_far_centre));
-        const Pair<L> g = horner_pair<L>(h, scalar::erfc_far_poly, scalar::erfc_far_lo);
-        const auto hi = L::div(g.hi, u);
-        const auto lo = L::div(L::add(L::fma(L::negate(hi), u, g.hi), g.lo), u);
+    const auto h = L::sub(argument, L::pick(piece, erfc_piece_centres));  // exact below 3
+    Pair<L> r = horner_pair_of_pieces<L>(h, piece, erfc_pieces, erfc_piece_lows);
+    if (some_far) {
+        const auto hi = L::div(r.hi, u);
+        const auto lo = L::div(L::add(L::fma(L::negate(hi), u, r.hi), r.lo), u);
         r = {L::select(far, hi, r.hi), L::select(far, lo, r.lo)};
     }
     const auto slope =

@@ -14,6 +14,7 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 
 namespace topos::detail::lanes {
 
@@ -177,10 +178,18 @@ struct Interleaved {
         return r;
     }
 
-    static V round_to_float(V a) {
+    static M low_bits_outside(V a, std::uint64_t mask, std::uint64_t start, int width_log2) {
+        M r{};
+        for (std::size_t i = 0; i < U; ++i) {
+            r.part[i] = L::low_bits_outside(a.part[i], mask, start, width_log2);
+        }
+        return r;
+    }
+
+    static V pick(V piece, const std::array<double, 4>& row) {
         V r{};
         for (std::size_t i = 0; i < U; ++i) {
-            r.part[i] = L::round_to_float(a.part[i]);
+            r.part[i] = L::pick(piece.part[i], row);
         }
         return r;
     }
@@ -257,20 +266,21 @@ struct Interleaved {
         return r;
     }
 
+    // The parts' masks merged first: one test and one branch, not U.
     static bool all(M m) {
-        bool every = true;
-        for (std::size_t i = 0; i < U; ++i) {
-            every = every && L::all(m.part[i]);
+        typename L::M every = m.part[0];
+        for (std::size_t i = 1; i < U; ++i) {
+            every = L::both(every, m.part[i]);
         }
-        return every;
+        return L::all(every);
     }
 
     static bool any(M m) {
-        bool some = false;
-        for (std::size_t i = 0; i < U; ++i) {
-            some = some || L::any(m.part[i]);
+        typename L::M some = m.part[0];
+        for (std::size_t i = 1; i < U; ++i) {
+            some = L::either(some, m.part[i]);
         }
-        return some;
+        return L::any(some);
     }
 
     static V select(M m, V if_set, V if_clear) {

@@ -2,12 +2,14 @@
 // softplus of float arguments evaluated in double lanes with plain operations
 // (no pairs), within about 2^-44 of the exact value, where the exact lanes
 // carry about 2^-60. A lane's result is kept when its rounding to float is
-// certain: when y (1 - 2^-40) and y (1 + 2^-40) round to the same float, the
-// exact value and the exact lanes' double, both inside that interval, round to
-// that float too, so the bits are exact::f's for the float argument. A vector
+// certain: when no midpoint between two floats lies within 2^-40 |y| of y, the
+// exact value and the exact lanes' double, both that close to y, round to the
+// float y rounds to, so the bits are exact::f's for the float argument. A vector
 // with a lane whose rounding is not certain (about one lane in 2^15) or that
 // lies outside the shortcut's domain (NaN, infinities, far tails) is left to
-// the exact lanes. tools/exact_lanes_sweep.cpp checks every float.
+// the exact lanes. tools/exact_lanes_sweep.cpp checks every float, and
+// tests/support/float_hard_cases.hpp lists the floats whose results lie
+// nearest a midpoint between two floats, which CTest runs.
 //
 // The polynomials come from tools/float-shortcut-coefficients.py, which
 // prints each one's relative error.
@@ -16,6 +18,7 @@
 #include "kernels/exact_lanes.hpp"
 
 #include <array>
+#include <cstdint>
 
 namespace topos::detail::lanes::shortcut {
 
@@ -85,8 +88,20 @@ inline constexpr std::array<double, 9> atanh_poly{0x1.0000000000007p+1,
 // 1.5); erfc's up to 10.61.
 inline constexpr double erf_poly_end = 0x1.0f876ccdf6cd9p+0;   // 1.5 / sqrt 2
 inline constexpr double erfc_poly_end = 0x1.53851eb851eb8p+3;  // 10.61
-inline constexpr double margin_below = 0x1.fffffffffe000p-1;   // 1 - 2^-40
-inline constexpr double margin_above = 0x1.0000000001000p+0;   // 1 + 2^-40
+// A double's 29 bits below a float's precision read 2^28 at a midpoint
+// between two floats (of the double's binade; those of its neighbours lie at
+// least 2^27 units of its last place away). Where they lie at least 2^13 from
+// 2^28, y is at least 2^13 ulp(y) >= 2^-40 |y| from every midpoint: the
+// window of undecided lanes is [2^28 - 2^13, 2^28 + 2^13).
+inline constexpr std::uint64_t below_float_precision = (std::uint64_t{1} << 29) - 1;
+inline constexpr std::uint64_t undecided_start =
+    (std::uint64_t{1} << 28) - (std::uint64_t{1} << 13);
+inline constexpr int undecided_width_log2 = 14;
+// The midpoints of float subnormals are not where a double's bits say (their
+// spacing is 2^-149 whatever the double's exponent): from 2^-126 down, only
+// magnitudes below 2^-151, which round to 0, are decided.
+inline constexpr double smallest_normal_float = 0x1p-126;
+inline constexpr double rounds_to_zero = 0x1p-151;
 inline constexpr double ln2 = 0x1.62e42fefa39efp-1;
 
 // tanh(x) / x = 1 - z/3 + 2 z^2 / 15 - 17 z^3 / 315 (z = x^2), for |x| < 2^-6.
@@ -118,13 +133,15 @@ TOPOS_LANES_INLINE typename L::V erfc_of(typename L::V u) {
     return L::mul(exp_of<L>(L::negate(L::mul(u, u))), smooth);
 }
 
-// Whether y's rounding to float is decided: both ends of y (1 +/- 2^-40)
-// round to one float (false for NaN).
+// Whether y's rounding to float is decided: no float midpoint within
+// 2^-40 |y| of y (false for NaN).
 template <class L>
 TOPOS_LANES_INLINE typename L::M rounds_certainly(typename L::V y) {
-    const auto below = L::round_to_float(L::mul(y, constant<L>(margin_below)));
-    const auto above = L::round_to_float(L::mul(y, constant<L>(margin_above)));
-    return L::eq(below, above);
+    const auto ay = L::magnitude(y);
+    const auto away_from_midpoints =
+        L::low_bits_outside(y, below_float_precision, undecided_start, undecided_width_log2);
+    return L::either(L::both(L::ge(ay, constant<L>(smallest_normal_float)), away_from_midpoints),
+                     L::lt(ay, constant<L>(rounds_to_zero)));
 }
 
 template <class L>

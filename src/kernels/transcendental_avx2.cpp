@@ -42,8 +42,14 @@ struct Avx2Lanes {
 
     static void store(float* p, V v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
 
-    // Each lane rounded to float and widened back.
-    static V round_to_float(V v) { return _mm256_cvtps_pd(_mm256_cvtpd_ps(v)); }
+    // Whether v's bits under `mask`, less `start`, read as unsigned, are at
+    // least 2^width_log2.
+    static M low_bits_outside(V v, std::uint64_t mask, std::uint64_t start, int width_log2) {
+        const __m256i low = _mm256_and_si256(bits_of(v), bits_splat(mask));
+        const __m256i beyond =
+            _mm256_srli_epi64(_mm256_sub_epi64(low, bits_splat(start)), width_log2);
+        return _mm256_castsi256_pd(_mm256_cmpgt_epi64(beyond, _mm256_setzero_si256()));
+    }
 
     static V add(V a, V b) { return _mm256_add_pd(a, b); }
 
@@ -106,6 +112,18 @@ struct Avx2Lanes {
             _mm256_and_si256(bits_of(a), bits_splat(exact::detail::mantissa_mask));
         return _mm256_castsi256_pd(
             _mm256_or_si256(mantissa, bits_splat(exact::detail::exponent_of_one)));
+    }
+
+    // row[piece]: piece + 2^52 holds the piece in its low bits; a double's
+    // two halves are 32-bit lanes 2 piece and 2 piece + 1 of the row (the
+    // permutation reads the low three bits of each index).
+    static V pick(V piece, const std::array<double, 4>& row) {
+        const __m256i twice = _mm256_slli_epi64(bits_of(add(piece, splat(0x1p52))), 1);
+        const __m256i index =
+            _mm256_add_epi64(_mm256_add_epi64(twice, _mm256_slli_epi64(twice, 32)),
+                             _mm256_set1_epi64x(std::int64_t{1} << 32));
+        return _mm256_castsi256_pd(
+            _mm256_permutevar8x32_epi32(_mm256_castpd_si256(_mm256_loadu_pd(row.data())), index));
     }
 
     // 2^k: k + 1.5 * 2^52 holds k in its low bits; k + 1023 shifted into the exponent.

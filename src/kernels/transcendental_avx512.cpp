@@ -46,9 +46,15 @@ struct Avx512Lanes {
 
     static void store(float* p, V v) { _mm256_storeu_ps(p, _mm512_maskz_cvtpd_ps(0xff, v)); }
 
-    // Each lane rounded to float and widened back.
-    static V round_to_float(V v) {
-        return _mm512_maskz_cvtps_pd(0xff, _mm512_maskz_cvtpd_ps(0xff, v));
+    // Whether v's bits under `mask`, less `start`, read as unsigned, are at
+    // least 2^width_log2.
+    static M low_bits_outside(V v, std::uint64_t mask, std::uint64_t start, int width_log2) {
+        const __m512i low = _mm512_castpd_si512(bits_and(v, mask));
+        const __m512i offset =
+            _mm512_sub_epi64(low, _mm512_set1_epi64(static_cast<long long>(start)));
+        const __m512i beyond =
+            _mm512_maskz_srli_epi64(0xff, offset, static_cast<unsigned>(width_log2));
+        return _mm512_test_epi64_mask(beyond, beyond);
     }
 
     static V add(V a, V b) { return _mm512_add_pd(a, b); }
@@ -113,6 +119,14 @@ struct Avx512Lanes {
         const __m512i mantissa = _mm512_castpd_si512(bits_and(a, exact::detail::mantissa_mask));
         return _mm512_castsi512_pd(_mm512_or_si512(
             mantissa, _mm512_set1_epi64(static_cast<long long>(exact::detail::exponent_of_one))));
+    }
+
+    // row[piece]: piece + 2^52 holds the piece in its low bits, which the
+    // permutation reads.
+    static V pick(V piece, const std::array<double, 4>& row) {
+        const __m512i index = _mm512_castpd_si512(add(piece, splat(0x1p52)));
+        const V rows = _mm512_maskz_broadcast_f64x4(0xff, _mm256_loadu_pd(row.data()));
+        return _mm512_maskz_permutexvar_pd(0xff, index, rows);
     }
 
     // 2^k: k + 1.5 * 2^52 holds k in its low bits; k + 1023 shifted into the exponent.

@@ -2,13 +2,15 @@
 // give the scalar functions' bits on every instruction set this processor runs,
 // for float and double: at every boundary where the scalar code branches, for
 // special values, for random bit patterns and ranges, with tails shorter than
-// a vector, in place, and shared among threads; and the log-sum-exp of rows,
+// a vector, in place, and shared among threads, and floats whose results lie
+// nearest halfway between two floats; and the log-sum-exp of rows,
 // whose exps run in lanes, gives the bits of the striped sum of scalar exps,
 // on any number of threads.
 #include "core/exact_math.hpp"
 #include "kernels/striped_sum.hpp"
 #include "kernels/transcendental.hpp"
 #include "ops/log_sum_exp.hpp"
+#include "support/float_hard_cases.hpp"
 #include "support/thread_count_guard.hpp"
 #include <topos/core/isa.hpp>
 #include <topos/core/threads.hpp>
@@ -165,6 +167,45 @@ TYPED_TEST(ExactLanes, TheDispatchedMapSharedAmongThreadsAndInPlaceGivesTheScala
         std::vector<TypeParam> in_place = inputs;
         exact_map(f, in_place.data(), in_place.data(), in_place.size());
         expect_scalar_bits(f, inputs, in_place, "exact_map in place");
+    }
+}
+
+// Whether the exact result y of a listed float is a hard case: a normal float
+// result within 2^6 units of its double's last place of a midpoint between
+// two floats, or a subnormal one (whose midpoints the shortcut cannot place).
+bool is_hard_case(double y) {
+    constexpr std::uint64_t below_float = (std::uint64_t{1} << 29) - 1;
+    constexpr std::uint64_t midpoint = std::uint64_t{1} << 28;
+    if (std::fabs(y) < 0x1p-126) {
+        return std::fabs(y) >= 0x1p-150;
+    }
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &y, sizeof bits);
+    const std::uint64_t low = bits & below_float;
+    return (low > midpoint ? low - midpoint : midpoint - low) < 64;
+}
+
+// The floats whose results lie nearest a midpoint between two floats
+// (support/float_hard_cases.hpp) are still hard cases, and the lanes give
+// them the scalar bits: the shortcut leaves them to the exact lanes.
+TEST(ExactLanesOfFloats, ResultsNearestAMidpointBetweenFloatsKeepTheScalarBits) {
+    for (const test::FloatHardCases& cases : test::float_hard_cases) {
+        const ExactFunction f = cases.function;
+        std::vector<float> inputs(cases.patterns.size());
+        std::memcpy(inputs.data(), cases.patterns.data(), inputs.size() * sizeof(float));
+        for (const float x : inputs) {
+            const double wide = x;
+            double y = 0;
+            exact_map_portable(f, &wide, &y, 1);
+            EXPECT_TRUE(is_hard_case(y)) << name_of(f) << "(" << std::hexfloat << x << ") = " << y;
+        }
+#if defined(__x86_64__)
+        for (const Isa set : supported_isas()) {
+            std::vector<float> out(inputs.size());
+            exact_map_on(set, f, inputs.data(), out.data(), inputs.size());
+            expect_scalar_bits(f, inputs, out, "near a midpoint on " + std::string(name_of(set)));
+        }
+#endif
     }
 }
 
