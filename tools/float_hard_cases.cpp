@@ -9,6 +9,7 @@
 //
 // usage: topos_float_hard_cases [COUNT [FUNCTION...]]
 #include "float_sweep.hpp"
+#include "kernels/float_midpoint.hpp"
 #include "kernels/transcendental.hpp"
 
 #include <algorithm>
@@ -17,7 +18,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -29,21 +29,11 @@ namespace {
 using sweep::block;
 using sweep::patterns;
 using topos::detail::ExactFunction;
+using topos::detail::float_midpoint::units_from_midpoint;
 
 // (distance from the nearest midpoint in units of the result's last place,
 // float bit pattern)
 using Case = std::pair<std::uint64_t, std::uint32_t>;
-
-// A normal float result's midpoints: its double's 29 bits below a float's
-// precision read 2^28.
-std::uint64_t distance_from_midpoint(double y) {
-    constexpr std::uint64_t below_float = (std::uint64_t{1} << 29) - 1;
-    constexpr std::uint64_t midpoint = std::uint64_t{1} << 28;
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &y, sizeof bits);
-    const std::uint64_t low = bits & below_float;
-    return low > midpoint ? low - midpoint : midpoint - low;
-}
 
 // A subnormal float result's midpoints lie halfway between multiples of
 // 2^-149, whatever the double's exponent; for 2^-150 <= |y| < 2^-126.
@@ -110,7 +100,7 @@ void search_share(ExactFunction f, unsigned share, unsigned shares, HardCases& f
             const double magnitude = std::fabs(y[i]);
             const auto pattern = static_cast<std::uint32_t>(first + i);
             if (magnitude >= 0x1p-126 && magnitude < 0x1p128) {
-                found.normal.offer(distance_from_midpoint(y[i]), pattern);
+                found.normal.offer(units_from_midpoint(y[i]), pattern);
             } else if (magnitude >= 0x1p-150 && magnitude < 0x1p-126) {
                 // (A float itself lies at least 2^29 units from the midpoints.)
                 const std::uint64_t distance = distance_from_subnormal_midpoint(y[i]);

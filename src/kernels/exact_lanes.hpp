@@ -93,18 +93,6 @@ TOPOS_LANES_INLINE Pair<L> mul(Pair<L> a, Pair<L> b) {
     return p;
 }
 
-// scalar::horner_pair: c[0] + c0_lo + x (c[1] + x (c[2] + ...)) as a pair.
-template <class L, std::size_t N>
-TOPOS_LANES_INLINE Pair<L> horner_pair(typename L::V x,
-                                       const std::array<double, N>& c,
-                                       double c0_lo) {
-    const Pair<L> inner = two_sum<L>(constant<L>(c[1]), L::mul(x, horner<L>(x, c, 2)));
-    Pair<L> p = two_prod<L>(x, inner.hi);
-    p.lo = L::add(p.lo, L::mul(x, inner.lo));
-    const Pair<L> sum = two_sum<L>(constant<L>(c[0]), p.hi);
-    return fast_two_sum<L>(sum.hi, L::add(sum.lo, L::add(p.lo, constant<L>(c0_lo))));
-}
-
 template <class L>
 TOPOS_LANES_INLINE typename L::V round_to_integer(typename L::V v) {
     const auto shifter = constant<L>(0x1.8p52);
@@ -284,7 +272,8 @@ inline constexpr PieceRow erfc_piece_lows{
 inline constexpr PieceRow erfc_piece_centres{
     scalar::erfc_near_centre, scalar::erfc_mid_centre, scalar::erfc_far_centre, 0.0};
 
-// horner_pair with each lane's coefficients picked from rows by its piece.
+// scalar::horner_pair, c[0] + c0_lo + x (c[1] + x (c[2] + ...)) as a pair,
+// with each lane's coefficients picked from rows by its piece.
 template <class L, std::size_t N>
 TOPOS_LANES_INLINE Pair<L> horner_pair_of_pieces(typename L::V x,
                                                  typename L::V piece,

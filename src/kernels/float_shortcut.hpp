@@ -16,6 +16,7 @@
 #pragma once
 
 #include "kernels/exact_lanes.hpp"
+#include "kernels/float_midpoint.hpp"
 
 #include <array>
 #include <cstdint>
@@ -88,14 +89,11 @@ inline constexpr std::array<double, 9> atanh_poly{0x1.0000000000007p+1,
 // 1.5); erfc's up to 10.61.
 inline constexpr double erf_poly_end = 0x1.0f876ccdf6cd9p+0;   // 1.5 / sqrt 2
 inline constexpr double erfc_poly_end = 0x1.53851eb851eb8p+3;  // 10.61
-// A double's 29 bits below a float's precision read 2^28 at a midpoint
-// between two floats (of the double's binade; those of its neighbours lie at
-// least 2^27 units of its last place away). Where they lie at least 2^13 from
-// 2^28, y is at least 2^13 ulp(y) >= 2^-40 |y| from every midpoint: the
-// window of undecided lanes is [2^28 - 2^13, 2^28 + 2^13).
-inline constexpr std::uint64_t below_float_precision = (std::uint64_t{1} << 29) - 1;
+// Where y's bits below a float's precision (float_midpoint.hpp) lie at least
+// 2^13 from the midpoint pattern, y is at least 2^13 ulp(y) >= 2^-40 |y| from
+// every midpoint: the window of undecided lanes is the pattern +- 2^13.
 inline constexpr std::uint64_t undecided_start =
-    (std::uint64_t{1} << 28) - (std::uint64_t{1} << 13);
+    float_midpoint::midpoint_pattern - (std::uint64_t{1} << 13);
 inline constexpr int undecided_width_log2 = 14;
 // The midpoints of float subnormals are not where a double's bits say (their
 // spacing is 2^-149 whatever the double's exponent): from 2^-126 down, only
@@ -138,8 +136,8 @@ TOPOS_LANES_INLINE typename L::V erfc_of(typename L::V u) {
 template <class L>
 TOPOS_LANES_INLINE typename L::M rounds_certainly(typename L::V y) {
     const auto ay = L::magnitude(y);
-    const auto away_from_midpoints =
-        L::low_bits_outside(y, below_float_precision, undecided_start, undecided_width_log2);
+    const auto away_from_midpoints = L::low_bits_outside(
+        y, float_midpoint::below_float_precision, undecided_start, undecided_width_log2);
     return L::either(L::both(L::ge(ay, constant<L>(smallest_normal_float)), away_from_midpoints),
                      L::lt(ay, constant<L>(rounds_to_zero)));
 }

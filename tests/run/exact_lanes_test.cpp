@@ -7,6 +7,7 @@
 // whose exps run in lanes, gives the bits of the striped sum of scalar exps,
 // on any number of threads.
 #include "core/exact_math.hpp"
+#include "kernels/float_midpoint.hpp"
 #include "kernels/striped_sum.hpp"
 #include "kernels/transcendental.hpp"
 #include "ops/log_sum_exp.hpp"
@@ -174,15 +175,10 @@ TYPED_TEST(ExactLanes, TheDispatchedMapSharedAmongThreadsAndInPlaceGivesTheScala
 // result within 2^6 units of its double's last place of a midpoint between
 // two floats, or a subnormal one (whose midpoints the shortcut cannot place).
 bool is_hard_case(double y) {
-    constexpr std::uint64_t below_float = (std::uint64_t{1} << 29) - 1;
-    constexpr std::uint64_t midpoint = std::uint64_t{1} << 28;
     if (std::fabs(y) < 0x1p-126) {
         return std::fabs(y) >= 0x1p-150;
     }
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &y, sizeof bits);
-    const std::uint64_t low = bits & below_float;
-    return (low > midpoint ? low - midpoint : midpoint - low) < 64;
+    return float_midpoint::units_from_midpoint(y) < 64;
 }
 
 // The floats whose results lie nearest a midpoint between two floats
