@@ -1,8 +1,9 @@
+// Dropout<T>: the mask input, its shape check, and the training masks drawn
+// by init::dropout.
 #include <topos/core/error.hpp>
 #include <topos/model/dropout.hpp>
 #include <topos/model/init.hpp>
 
-#include <span>
 #include <sstream>
 
 namespace topos {
@@ -27,14 +28,7 @@ Value<T> Dropout<T>::express(const Value<T>& x) const {
 
 template <Element T>
 Feed<T> Dropout<T>::mask(std::uint64_t seed) const {
-    const T kept = static_cast<T>(1.0 / (1.0 - rate_));
-    Tensor<T> mask = Tensor<T>::generate(mask_.shape(), [&](std::span<T> out) {
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            const double draw = static_cast<double>(init::counter_bits(seed, i) >> 11) * 0x1p-53;
-            out[i] = draw < rate_ ? T{0} : kept;
-        }
-    });
-    return {mask_.symbol(), std::move(mask)};
+    return {mask_.symbol(), init::dropout(seed, 1.0 - rate_).make<T>(mask_.shape())};
 }
 
 template <Element T>

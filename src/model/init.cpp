@@ -1,12 +1,17 @@
+// The initialisers' splitmix64 stream and what each draws from it.
 #include "core/exact_math.hpp"
+#include <topos/core/error.hpp>
 #include <topos/model/init.hpp>
 
 #include <cmath>
 #include <numbers>
 #include <span>
+#include <string>
 
 namespace topos::init {
 namespace {
+
+constexpr std::uint64_t golden_gamma = 0x9e3779b97f4a7c15ULL;
 
 std::uint64_t mix(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -14,33 +19,13 @@ std::uint64_t mix(std::uint64_t z) {
     return z ^ (z >> 31);
 }
 
-// In [0, 1), with 53 random bits.
-double unit(std::uint64_t seed, std::uint64_t counter) {
-    return static_cast<double>(counter_bits(seed, counter) >> 11) * 0x1p-53;
-}
-
-// Element i of a standard normal sequence: Box-Muller over the pair i / 2.
-double standard_normal(std::uint64_t seed, std::uint64_t i) {
-    const std::uint64_t pair = i / 2;
-    const double u1 = 1.0 - unit(seed, 2 * pair);  // in (0, 1]: log stays finite
-    const double u2 = unit(seed, 2 * pair + 1);
-    const double radius = std::sqrt(-2.0 * exact::log(u1));
-    const double angle = 2.0 * std::numbers::pi * u2;
-    return radius * (i % 2 == 0 ? exact::cos(angle) : exact::sin(angle));
-}
-
 struct Fans {
     double in;
     double out;
 };
 
+// Rank 2 is [in, out]; rank >= 3 is [out, in, kernel...]. Rank 0 and 1 have no fans.
 Fans fans_of(const Shape& shape) {
-    if (shape.rank() == 0) {
-        return {1, 1};
-    }
-    if (shape.rank() == 1) {
-        return {static_cast<double>(shape[0]), static_cast<double>(shape[0])};
-    }
     if (shape.rank() == 2) {
         return {static_cast<double>(shape[0]), static_cast<double>(shape[1])};
     }
@@ -51,52 +36,122 @@ Fans fans_of(const Shape& shape) {
     return {static_cast<double>(shape[1]) * receptive, static_cast<double>(shape[0]) * receptive};
 }
 
+// Each element in turn, row-major, from draw_one(), rounded once to T.
 template <Element T, class Draw>
-Tensor<T> draw(const Shape& shape, Draw draw_one) {
+Tensor<T> drawn(const Shape& shape, Draw draw_one) {
     return Tensor<T>::generate(shape, [&](std::span<T> out) {
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            out[i] = static_cast<T>(draw_one(i));
+        for (T& element : out) {
+            element = static_cast<T>(draw_one());
         }
     });
 }
 
 }  // namespace
 
+std::uint64_t Stream::bits() {
+    state_ += golden_gamma;
+    return mix(state_);
+}
+
+double Stream::unit() {
+    return static_cast<double>(bits() >> 11) * 0x1p-53;
+}
+
+double Stream::standard_normal() {
+    const double radius = std::sqrt(-2.0 * exact::log(1.0 - unit()));
+    const double angle = 2.0 * std::numbers::pi * unit();
+    return radius * exact::cos(angle);
+}
+
 std::uint64_t counter_bits(std::uint64_t seed, std::uint64_t counter) {
-    return mix(mix(seed) + counter * 0x9e3779b97f4a7c15ULL);
+    return mix(mix(seed) + counter * golden_gamma);
 }
 
 template <Element T>
-Tensor<T> Uniform::make(const Shape& shape) const {
-    return draw<T>(shape, [&](std::size_t i) { return low_ + (high_ - low_) * unit(seed_, i); });
+Tensor<T> Uniform::make(const Shape& shape) {
+    return drawn<T>(shape, [&] { return low_ + (high_ - low_) * stream_.unit(); });
+}
+
+Made<Uniform> Uniform::operator()(const Shape& shape) {
+    Made<Uniform> made(*this, shape);
+    stream_.skip(shape.elements());
+    return made;
 }
 
 template <Element T>
-Tensor<T> Normal::make(const Shape& shape) const {
-    return draw<T>(shape, [&](std::size_t i) { return stddev_ * standard_normal(seed_, i); });
+Tensor<T> Normal::make(const Shape& shape) {
+    return drawn<T>(shape, [&] { return stream_.standard_normal() * stddev_; });
+}
+
+Made<Normal> Normal::operator()(const Shape& shape) {
+    Made<Normal> made(*this, shape);
+    stream_.skip(2 * shape.elements());
+    return made;
 }
 
 template <Element T>
-Tensor<T> Scaled::make(const Shape& shape) const {
-    const Fans fans = fans_of(shape);
-    switch (scaling_) {
-        case Scaling::Xavier: {
-            const double limit = std::sqrt(6.0 / (fans.in + fans.out));
-            return Uniform(seed_, -limit, limit).make<T>(shape);
-        }
-        case Scaling::Kaiming:
-            return Normal(seed_, std::sqrt(2.0 / fans.in)).make<T>(shape);
-        case Scaling::Zeros:
-            break;
+Tensor<T> Scaled::make(const Shape& shape) {
+    if (scaling_ == Scaling::Zeros || shape.rank() == 1) {
+        return Tensor<T>::filled(shape, T{0});
     }
-    return Tensor<T>::filled(shape, T{0});
+    check_rank(shape);
+    const Fans fans = fans_of(shape);
+    if (scaling_ == Scaling::Xavier) {
+        const double bound = std::sqrt(6.0 / (fans.in + fans.out));
+        return drawn<T>(shape, [&] { return (stream_.unit() * 2.0 - 1.0) * bound; });
+    }
+    const double deviation = std::sqrt(2.0 / fans.in);
+    return drawn<T>(shape, [&] { return stream_.standard_normal() * deviation; });
 }
 
-template Tensor<float> Uniform::make<float>(const Shape&) const;
-template Tensor<double> Uniform::make<double>(const Shape&) const;
-template Tensor<float> Normal::make<float>(const Shape&) const;
-template Tensor<double> Normal::make<double>(const Shape&) const;
-template Tensor<float> Scaled::make<float>(const Shape&) const;
-template Tensor<double> Scaled::make<double>(const Shape&) const;
+Made<Scaled> Scaled::operator()(const Shape& shape) {
+    Made<Scaled> made(*this, shape);
+    stream_.skip(draws(shape));
+    return made;
+}
+
+std::uint64_t Scaled::draws(const Shape& shape) const {
+    if (scaling_ == Scaling::Zeros || shape.rank() == 1) {
+        return 0;
+    }
+    check_rank(shape);
+    return scaling_ == Scaling::Xavier ? shape.elements() : 2 * shape.elements();
+}
+
+void Scaled::check_rank(const Shape& shape) const {
+    if (shape.rank() == 0) {
+        throw ShapeError(std::string(scaling_ == Scaling::Xavier ? "xavier" : "kaiming") +
+                         " scales a weight by its fans, of rank 2 ([in, out]) or more ([out, in, "
+                         "kernel...]), or zeros a rank-1 bias; got the scalar shape []");
+    }
+}
+
+DropoutMask::DropoutMask(std::uint64_t seed, double keep) : stream_(seed), keep_(keep) {
+    if (!(keep > 0 && keep <= 1)) {
+        throw ShapeError("a dropout mask keeps each element with a probability in (0, 1]; got " +
+                         std::to_string(keep));
+    }
+}
+
+template <Element T>
+Tensor<T> DropoutMask::make(const Shape& shape) {
+    const double kept = 1.0 / keep_;
+    return drawn<T>(shape, [&] { return stream_.unit() < keep_ ? kept : 0.0; });
+}
+
+Made<DropoutMask> DropoutMask::operator()(const Shape& shape) {
+    Made<DropoutMask> made(*this, shape);
+    stream_.skip(shape.elements());
+    return made;
+}
+
+template Tensor<float> Uniform::make<float>(const Shape&);
+template Tensor<double> Uniform::make<double>(const Shape&);
+template Tensor<float> Normal::make<float>(const Shape&);
+template Tensor<double> Normal::make<double>(const Shape&);
+template Tensor<float> Scaled::make<float>(const Shape&);
+template Tensor<double> Scaled::make<double>(const Shape&);
+template Tensor<float> DropoutMask::make<float>(const Shape&);
+template Tensor<double> DropoutMask::make<double>(const Shape&);
 
 }  // namespace topos::init

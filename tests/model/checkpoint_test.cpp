@@ -3,6 +3,7 @@
 // thousands of random mutations, run under address and undefined-behaviour
 // sanitizers in CI), a fixture from an earlier version that must still load,
 // and an independent Python reader that must see what the C++ writer wrote.
+#include "core/exact_math.hpp"
 #include "support/bit_equal.hpp"
 #include "support/scratch_folder.hpp"
 #include <topos/core/error.hpp>
@@ -17,14 +18,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -91,6 +95,35 @@ Parameters<T> redrawn(const Network<T>& network, std::uint64_t seed) {
     std::vector<Tensor<T>> values;
     for (const Tensor<T>& value : initial.values()) {
         values.push_back(init::normal(seed++, 1.0)(value.shape()));
+    }
+    return initial.with_values(values);
+}
+
+// A standard normal sample as topos drew it before its initialisers took the
+// original design's splitmix64 streams: element i from the Box-Muller pair
+// i / 2 of init::counter_bits, the cosine half for even i and the sine half
+// for odd. The fixture of an earlier version holds values drawn this way.
+double earlier_standard_normal(std::uint64_t seed, std::uint64_t i) {
+    const auto unit = [seed](std::uint64_t counter) {
+        return static_cast<double>(init::counter_bits(seed, counter) >> 11) * 0x1p-53;
+    };
+    const std::uint64_t pair = i / 2;
+    const double radius = std::sqrt(-2.0 * exact::log(1.0 - unit(2 * pair)));
+    const double angle = 2.0 * std::numbers::pi * unit(2 * pair + 1);
+    return radius * (i % 2 == 0 ? exact::cos(angle) : exact::sin(angle));
+}
+
+// redrawn(network, seed) as an earlier version drew it.
+Parameters<double> redrawn_earlier(const Network<double>& network, std::uint64_t seed) {
+    const Parameters<double> initial = network.parameters();
+    std::vector<Tensor<double>> values;
+    for (const Tensor<double>& value : initial.values()) {
+        const std::uint64_t stream = seed++;
+        values.push_back(Tensor<double>::generate(value.shape(), [&](std::span<double> out) {
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                out[i] = earlier_standard_normal(stream, i);
+            }
+        }));
     }
     return initial.with_values(values);
 }
@@ -370,9 +403,10 @@ TEST(Checkpoint, AFileFromAnEarlierVersionStillLoads) {
     const fs::path fixture =
         fs::path(TOPOS_SOURCE_DIR) / "tests/golden/checkpoints/mlp_3_4_2.safetensors";
     const Network<double> network = small_mlp<double>(15);
-    const Parameters<double> expected = redrawn(network, 16);
+    const Parameters<double> expected = redrawn_earlier(network, 16);
     const optim::Sgd sgd({.learning_rate = 0.1, .momentum = 0.9});
-    const auto [next, state] = sgd.step(expected, redrawn(network, 170), sgd.start(expected));
+    const auto [next, state] =
+        sgd.step(expected, redrawn_earlier(network, 170), sgd.start(expected));
     if (const char* update = std::getenv("TOPOS_UPDATE_GOLDEN");
         update && update == std::string("1")) {
         checkpoint::save(fixture, expected, state);

@@ -23,13 +23,14 @@ namespace topos {
 template <Element T>
 class CausalSelfAttention {
 public:
-    // Four [width, width] projections from `weight_init`, zero biases. Throws
+    // Four [width, width] projections drawn in turn from `weight_init` (query,
+    // key, value, output), zero biases. Throws
     // ShapeError unless `heads` is at least 1 and divides `width`.
     template <class Initialiser>
     CausalSelfAttention(Tape<T>& tape,
                         std::size_t width,
                         std::size_t heads,
-                        const Initialiser& weight_init)
+                        Initialiser&& weight_init)
         : width_(checked_width(width, heads)),
           heads_(heads),
           query_(tape, width, width, weight_init),

@@ -31,7 +31,7 @@ class Conv2d {
 public:
     // Throws ShapeError when a channel count, the kernel or the stride is 0.
     template <class Initialiser>
-    Conv2d(Tape<T>& tape, const Conv2dGeometry& geometry, const Initialiser& filter_init)
+    Conv2d(Tape<T>& tape, const Conv2dGeometry& geometry, Initialiser&& filter_init)
         : geometry_(checked(geometry)),
           filters_(tape.parameter(filter_init.template make<T>(Shape{
               geometry.out_channels, geometry.in_channels, geometry.kernel, geometry.kernel}))),

@@ -35,9 +35,9 @@ public:
     // None.
     std::vector<NamedParameter> named_parameters() const { return {}; }
 
-    // A feed for the mask input: each element is dropped with probability
-    // `rate`, decided by the counter-based generator behind topos::init, so a
-    // seed gives the same mask on every platform.
+    // A feed for the mask input: init::dropout(seed, 1 - rate) at the mask's
+    // shape, so each element is dropped with probability `rate` and a seed
+    // gives the same mask on every platform.
     Feed<T> mask(std::uint64_t seed) const;
 
     // The mask's Input node, which mask(seed) feeds.

@@ -19,10 +19,7 @@ class Embedding {
 public:
     // The table, [vocabulary, width], from `table_init` (e.g. init::normal(seed, 0.02)).
     template <class Initialiser>
-    Embedding(Tape<T>& tape,
-              std::size_t vocabulary,
-              std::size_t width,
-              const Initialiser& table_init)
+    Embedding(Tape<T>& tape, std::size_t vocabulary, std::size_t width, Initialiser&& table_init)
         : table_(tape.parameter(table_init.template make<T>(Shape{vocabulary, width}))) {}
 
     // The table's row for each index: indices [picks...] give [picks..., width].

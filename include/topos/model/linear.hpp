@@ -19,7 +19,7 @@ class Linear {
 public:
     // Weight [in, out] from `weight_init`, bias [out] zeros.
     template <class Initialiser>
-    Linear(Tape<T>& tape, std::size_t in, std::size_t out, const Initialiser& weight_init)
+    Linear(Tape<T>& tape, std::size_t in, std::size_t out, Initialiser&& weight_init)
         : weight_(tape.parameter(weight_init.template make<T>(Shape{in, out}))),
           bias_(tape.parameter(Tensor<T>::filled(Shape{out}, T{0}))) {}
 

@@ -32,12 +32,13 @@ Value<T> activate(const Value<T>& x, Activation activation);
 template <Element T>
 class Mlp {
 public:
-    // widths = {in, hidden..., out}: one Linear per consecutive pair.
+    // widths = {in, hidden..., out}: one Linear per consecutive pair, whose
+    // weights `weight_init` draws in turn, first layer first.
     template <class Initialiser>
     Mlp(Tape<T>& tape,
         std::initializer_list<std::size_t> widths,
         Activation activation,
-        const Initialiser& weight_init)
+        Initialiser&& weight_init)
         : widths_(widths), activation_(activation) {
         check_widths();
         for (std::size_t i = 0; i + 1 < widths_.size(); ++i) {

@@ -27,7 +27,7 @@ public:
                      std::size_t width,
                      std::size_t heads,
                      std::size_t hidden,
-                     const Initialiser& weight_init)
+                     Initialiser&& weight_init)
         : norm1_(tape, width),
           attention_(tape, width, heads, weight_init),
           norm2_(tape, width),
