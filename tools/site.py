@@ -5,9 +5,9 @@ Usage: site.py BUILD OUT
 
 BUILD is a build folder whose examples are built; OUT receives the site. Every
 page is a Markdown file of the repository (the README as index.html, docs/ as
-docs/*.html), turned into HTML with the same navigation and style sheet. What
-the guides quote is produced here, by running code, not read from a file
-typed by hand:
+docs/*.html, tools/README.md as tools/README.html), turned into HTML with the
+same navigation and style sheet. What the guides quote is produced here, by
+running code, not read from a file typed by hand:
 
 - a fenced block after `<!-- output: examples/.../golden/NAME.txt -->` is the
   output of BUILD's example NAME, run now: the quoted lines must appear in
@@ -45,11 +45,12 @@ class SiteError(Exception):
 
 def pages():
     """(source, page) pairs: the README, then the docs in the order the README
-    links them, then any other."""
+    links them, then any other, then the list of tools."""
     readme = ROOT / "README.md"
     linked = re.findall(r"\]\((docs/[^)#]+\.md)", readme.read_text(encoding="utf-8"))
     order = list(dict.fromkeys(ROOT / path for path in linked))
     order += [path for path in sorted((ROOT / "docs").rglob("*.md")) if path not in order]
+    order.append(ROOT / "tools" / "README.md")
     yield readme, pathlib.Path("index.html")
     for source in order:
         yield source, source.relative_to(ROOT).with_suffix(".html")
