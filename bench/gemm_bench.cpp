@@ -1,4 +1,4 @@
-// W1 of BENCHMARKS.md: square matrix products, n = 256 to 2048, float and
+// W1 of docs/performance.md: square matrix products, n = 256 to 2048, float and
 // double, 1 and 2 threads, in GFLOP/s (2 n^3 flops per product). topos runs its
 // exact GEMM on buffers allocated once (as a BLAS call does) and as a user runs
 // it, through a compiled plan of a recorded MatMul; OpenBLAS runs cblas_?gemm

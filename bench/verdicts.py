@@ -1,5 +1,5 @@
-"""The verdict lines bench/compare prints after its tables: one per target of
-BENCHMARKS.md (and of the gallery's workloads, held to W2's target), met or
+"""The verdict lines bench/compare prints after its tables: one per target
+below (W1's in gemm_lines; the gallery's workloads are held to W2's), met or
 missed with the ratio that decides it, then the processor and the kernels
 topos's dispatcher picked.
 """

@@ -4,7 +4,7 @@ configuration per round, for R rounds. Prints, per workload, the median
 milliseconds per training step with min and max, and the ratio of topos's
 median to the best LibTorch configuration's.
 
-LibTorch runs in three configurations (BENCHMARKS.md): glibc's default malloc
+LibTorch runs in three configurations (docs/performance.md): glibc's default malloc
 on one thread; the steadier malloc thresholds on one thread; the same on two
 intra-op threads. OpenBLAS, which LibTorch calls for matrix products, is kept
 to one thread in all three, so that two pools never oversubscribe two cores.

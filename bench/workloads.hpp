@@ -1,8 +1,8 @@
-// The whole-step workloads of BENCHMARKS.md (W2-W5) and the gallery's training
-// steps, as a user writes them in topos: the model recorded once, its
+// The whole-step workloads W2-W5 of docs/performance.md and the gallery's
+// training steps, as a user writes them in topos: the model recorded once, its
 // derivative recorded on the tape, one compiled plan per numerics, and per step
 // one `plan.forward_into` (the last step's run given up) and one optimizer
-// step in place. bench/workloads_bench.cpp times them; bench/peak_memory.cpp
+// step in place. bench/workloads_bench.cpp times them, and with --peak-memory
 // runs W6 (200 steps of W2) for its resident peak.
 // The LibTorch twins are in bench/libtorch_workloads.hpp.
 #pragma once

@@ -2,7 +2,7 @@
 // double, on inputs from a small integer generator, runs forward and backward
 // through the public API, and prints the bits of every node's value and adjoint,
 // one element per line. tools/check builds it with several compilers and flags
-// and requires byte-identical output: "Exactness" in ARCHITECTURE.md. Every
+// and requires byte-identical output: "Exactness" in docs/architecture.md. Every
 // elementwise unary row of the op table is exercised by a walk over the table,
 // so a new one is covered without an edit here.
 #include "core/bit_cast.hpp"

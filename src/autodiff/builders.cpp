@@ -1,3 +1,7 @@
+// ComputingBuilder and RecordingBuilder: the computing one evaluates each
+// adjoint operation at once with the reference kernels (reading forward values
+// from the run's slots, and failing if the run did not keep one); the recording
+// one appends each operation to the tape as a node.
 #include "autodiff/builders.hpp"
 
 #include "graph/record.hpp"

@@ -1,3 +1,6 @@
+// reverse_scan: from the target down to node 0, each node with an adjoint runs
+// its row's derivative rule, and each operand's contributions are summed in the
+// order they arrive, whichever builder computes or records them.
 #include "autodiff/reverse_scan.hpp"
 
 #include <array>

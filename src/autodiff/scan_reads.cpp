@@ -1,3 +1,6 @@
+// values_read_by_scan: every scheduled node's derivative rule run once against
+// a probe builder that only infers shapes and marks the forward values used as
+// operands, so the backward posture knows which values to retain.
 #include "autodiff/scan_reads.hpp"
 
 #include "graph/node_view.hpp"

@@ -1,3 +1,6 @@
+// Backend::available (the reference kernels, then every backend compiled into
+// this build, in the compiler's order) and Backend::tally_region, which counts
+// the steps each backend serves while a region runs.
 #include "plan/backend_seam.hpp"
 #include "run/tally_scope.hpp"
 #include <topos/backend/backend.hpp>

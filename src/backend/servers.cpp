@@ -1,3 +1,6 @@
+// servers(): the backends compiled into this build, in the order a plan offers
+// them each step: CUDA first (a plan it serves keeps its arena on the device),
+// then BLAS, oneDNN and the Fast lanes. Only this file names the backends.
 #include "plan/backend_seam.hpp"
 #include <topos/config.hpp>
 

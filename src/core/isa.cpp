@@ -1,3 +1,6 @@
+// The instruction-set dispatcher: the sets this processor runs (detected once
+// with __builtin_cpu_supports), a cap read from TOPOS_MAX_ISA or set by
+// set_max_isa, and isa(), a single relaxed atomic load on every kernel call.
 #include <topos/core/isa.hpp>
 
 #include <atomic>

@@ -1,3 +1,7 @@
+// Shape's out-of-line members: construction and the axis edits, each checking
+// the rank against max_rank and the product of the extents against
+// max_elements (a ShapeTooLarge names the extents), and the row-major strides,
+// equality and the "[2, 3]" text.
 #include "core/shape_too_large.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/shape.hpp>

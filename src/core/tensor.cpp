@@ -1,3 +1,7 @@
+// Tensor<T>'s core: storage allocation (one shared buffer; the default tensor
+// shares a single zero), construction from values, scalar access, cast and
+// bit_equal, the broadcasting arithmetic operators, and the nested-bracket text
+// of operator<<, each element in its shortest round-trip decimal.
 #include "core/bit_cast.hpp"
 #include "core/float_text.hpp"
 #include "core/tensor_elementwise.hpp"

@@ -1,3 +1,5 @@
+// data::batches: the consecutive ranges of `size` examples that cover `count`,
+// the last one shorter unless drop_last leaves it out.
 #include <topos/core/error.hpp>
 #include <topos/data/batches.hpp>
 

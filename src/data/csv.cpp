@@ -1,3 +1,7 @@
+// data::read_csv: a file of delimited numbers into a [rows, columns] tensor.
+// Each field is read as a double and rounded to T; blank lines and an optional
+// header are skipped, and a bad field or ragged row throws naming the file,
+// line and column.
 #include "core/float_text.hpp"
 #include <topos/core/error.hpp>
 #include <topos/data/csv.hpp>

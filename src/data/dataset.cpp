@@ -1,3 +1,6 @@
+// data::rows and Dataset<T>: picking whole rows of a tensor by position (an
+// out-of-range position throws IndexError), and a dataset's tensors checked to
+// share their first axis, one row per example.
 #include <topos/core/error.hpp>
 #include <topos/data/dataset.hpp>
 

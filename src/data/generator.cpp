@@ -1,3 +1,5 @@
+// Generator::bits (the next counter-based draw) and data::shuffled, the
+// positions 0 to count - 1 in an order every platform reproduces.
 #include <topos/data/generator.hpp>
 #include <topos/model/init.hpp>
 

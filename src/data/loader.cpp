@@ -1,3 +1,7 @@
+// Loader<T> and Epoch<T>: each epoch's order (shuffled with a seed derived from
+// the loader's seed and the epoch number, else in order), split into batch
+// ranges, and the batches gathered one at a time; with prefetching on, the
+// next batch is gathered by std::async while the caller uses the current one.
 #include "core/thread_pool.hpp"
 #include <topos/core/error.hpp>
 #include <topos/data/generator.hpp>

@@ -1,3 +1,6 @@
+// data::Progress: the step, loss, throughput and time-left line, rewritten in
+// place on a terminal and printed as plain lines otherwise, and duration_text's
+// "1h05m", "3m07s" or "9s".
 #include <topos/data/progress.hpp>
 
 #include <cmath>

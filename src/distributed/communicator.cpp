@@ -1,3 +1,9 @@
+// distributed::Communicator over MPI: all_reduce as a reduce-scatter by
+// MPI_Alltoallv (each rank summing its chunk in rank order) and an
+// MPI_Allgatherv, broadcast of parameters and optimizer state, and a check
+// before each all_reduce and broadcast of parameters that every rank passes
+// the same element count or parameter layout, so a mismatch throws on every
+// rank instead of hanging.
 #include "distributed/environment.hpp"
 #include <topos/distributed/communicator.hpp>
 

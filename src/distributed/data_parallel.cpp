@@ -1,3 +1,6 @@
+// DataParallel::shard and value_and_gradients: each rank's contiguous share of
+// the batch rows (the first rows % ranks ranks taking one more), and one
+// all_reduce of the loss and gradients, each weighted by the rank's share.
 #include <topos/distributed/data_parallel.hpp>
 
 #include <algorithm>

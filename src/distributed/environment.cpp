@@ -1,3 +1,7 @@
+// MPI's lifetime (environment.hpp): MPI_Init_thread on first use with
+// MPI_Finalize registered at exit, a terminate handler that reports an uncaught
+// exception and calls MPI_Abort, and check(), which turns an MPI error code
+// into a CommunicationError.
 #include "distributed/environment.hpp"
 
 #include <topos/distributed/communicator.hpp>

@@ -2,7 +2,7 @@
 // scheduled parameters and inputs (in node order) as arguments, writes each
 // scheduled leaf as a constant and each computed node through its row's
 // lowering, and returns the declared values in declaration order. An elected
-// pattern that raises (emit/raise.hpp) is emitted at its root as the named
+// pattern that raises (pattern/catalog.hpp) is emitted at its root as the named
 // operation it stands for, and its interior emits nothing.
 #include "graph/node_view.hpp"
 #include "hlo/builder.hpp"

@@ -1,3 +1,5 @@
+// ancestors: one backward pass over the nodes, from the last to the first,
+// marking every operand of a marked node, starting from the declared values.
 #include "graph/closure.hpp"
 
 namespace topos::detail {

@@ -1,3 +1,8 @@
+// conv2d, max_pool, average_pool and batch normalisation recorded from catalog
+// operations: convolution as padding, two unfolds and one matrix product
+// (im2col); pooling as a left-to-right fold of the window's taps; batch norm
+// as means over every axis but the channels. Shapes are checked before the
+// first node is recorded.
 #include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>

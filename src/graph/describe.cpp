@@ -1,3 +1,6 @@
+// describe()'s shared table: one row per node (index, opcode, operands and
+// attributes, shape), columns widened to their longest cell, and the summary
+// that counts nodes, parameters, inputs and leaves.
 #include "graph/describe.hpp"
 
 #include "graph/spec.hpp"

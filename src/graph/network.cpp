@@ -1,3 +1,6 @@
+// Network<T>'s reading members: its nodes, a node by symbol (checked against
+// the network's lineage), describe()'s table, and reopen(), a new tape that
+// holds a copy of every node under the same symbols and records after them.
 #include "graph/describe.hpp"
 #include "graph/spec.hpp"
 #include <topos/graph/network.hpp>

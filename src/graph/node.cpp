@@ -1,3 +1,5 @@
+// Node's constructor (at most max_operands operands) and the text of a node
+// (one row of describe()'s table) and of a symbol (%index).
 #include "graph/describe.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/node.hpp>

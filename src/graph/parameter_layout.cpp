@@ -1,3 +1,6 @@
+// ParameterLayout::slot, the slot a parameter's symbol names (SymbolError for a
+// symbol of another network or a node that is not a parameter), and
+// same_slots, which tells whether two layouts hold the same parameters.
 #include "graph/parameter_layout.hpp"
 
 #include <topos/core/error.hpp>

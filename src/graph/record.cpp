@@ -1,3 +1,7 @@
+// append and append_source, the recording funnel: a node's shape inferred and
+// its element kind (real or index) checked before it is appended, and sources'
+// payloads filed; and numpy-style broadcasting of two shapes, with the message
+// that names the conflicting axis.
 #include "graph/record.hpp"
 
 #include "core/shape_too_large.hpp"

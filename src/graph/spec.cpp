@@ -1,3 +1,7 @@
+// The spec's shared helpers: fresh tape ids, counted nouns for summaries, the
+// check that an index tensor holds whole numbers T represents exactly,
+// Spec::owns and Spec::node (a symbol checked against the lineage), and
+// TapeState::check_open (TapeError once the tape is sealed).
 #include "graph/spec.hpp"
 
 #include "ops/index.hpp"

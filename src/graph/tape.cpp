@@ -1,3 +1,7 @@
+// Tape<T>'s members: recording sources (parameters, inputs, leaves and index
+// inputs), reading values and nodes back, describe()'s table, and
+// into_network, which copies the spec into a network, seals the tape and makes
+// the parameter layout, one slot per Parameter node.
 #include "graph/describe.hpp"
 #include "graph/record.hpp"
 #include "graph/spec.hpp"

@@ -143,7 +143,7 @@ public:
                     double init,
                     std::string_view body,
                     const std::vector<std::size_t>& dims);
-    // The named operations elected patterns raise to (see emit/raise.hpp).
+    // The named operations elected patterns raise to (see pattern/catalog.hpp).
     HloValue convolution(HloValue lhs, HloValue rhs, const ConvolutionLayout& layout);
     // Reduces each window with `body` (`stablehlo.add` or `stablehlo.maximum`)
     // from the real `init`; the operand is not padded.

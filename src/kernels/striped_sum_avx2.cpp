@@ -1,3 +1,7 @@
+// striped_sums_avx2: the 16 partials of the striped order in two float vectors
+// or four double vectors, a short last block padded with -0 through masked
+// loads, the folds in halves done across and within registers; runs of 4 floats
+// are summed four at a time through a 4 x 4 transpose.
 #include "kernels/striped_sum_avx2.hpp"
 
 #if defined(TOPOS_HAS_AVX2_LOOPS)

@@ -1,3 +1,6 @@
+// transpose_tile_avx2 and transpose_short_tile_avx2: an 8 x 8 float tile (or
+// one of fewer rows, stored without writing past its end) or a 4 x 4 double
+// tile transposed in registers by unpacks, shuffles and 128-bit permutes.
 #include "kernels/transpose_avx2.hpp"
 
 #if defined(TOPOS_HAS_AVX2_LOOPS)

@@ -1,3 +1,8 @@
+// The recorder's members: each statement's sources, literals, names, operators
+// and calls recorded on the tape, library errors turned into ProgramErrors at
+// the offending position with the operands' shapes, the playground's limits on
+// nodes, elements and work checked after every statement, and a suggestion of
+// a defined name within two edits of an undefined one.
 #include "recorder.hpp"
 
 #include <topos/core/error.hpp>

@@ -1,3 +1,7 @@
+// Adam and AdamW: the options checked, the zero moments, and one step, pure
+// (fresh slots) or in place, each element updated in double and rounded to T
+// where it is stored, in chunks over the thread pool. Adam folds weight decay
+// into the gradient; AdamW shrinks the parameter by it.
 #include "kernels/elementwise.hpp"
 #include "model/slot_math.hpp"
 #include <topos/core/error.hpp>

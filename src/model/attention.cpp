@@ -1,3 +1,8 @@
+// CausalSelfAttention: query, key and value projections split into heads,
+// scores scaled by 1 / sqrt(head width), every key after its query replaced
+// by the lowest finite number before the softmax (so its weight and its
+// derivative are exactly 0), and the heads merged through the output
+// projection.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/attention.hpp>

@@ -1,3 +1,7 @@
+// BatchNorm: gamma and beta as parameters, the training and inference
+// recordings (compositions.hpp's batch norm), and the running statistics
+// updated outside the graph, per channel in double, the variance with
+// Bessel's correction.
 #include <topos/core/error.hpp>
 #include <topos/model/batch_norm.hpp>
 

@@ -1,3 +1,8 @@
+// checkpoint::save and load by node: parameters as parameter.<node> and an
+// optimizer's buffers as optimizer.<buffer>.parameter.<node> in a safetensors
+// file, the optimizer and its step count in __metadata__. A load checks the
+// whole header against the network (names, dtypes, shapes, strangers) before
+// reading the payload, and reports the mismatches together.
 #include "model/checkpoint_bytes.hpp"
 #include "model/checkpoint_file.hpp"
 #include "model/checkpoint_tensors.hpp"

@@ -1,3 +1,8 @@
+// Checkpoint files on POSIX: a save written to a temporary file beside the
+// destination (through a symbolic link to its target), fsynced, renamed over
+// it and its folder synced, so a crash leaves the old file or the new one; and
+// SafetensorsReader, which refuses anything but a regular file and checks the
+// header's length against the file's size before reading by pread.
 #include "model/checkpoint_file.hpp"
 
 #include <topos/core/error.hpp>

@@ -1,3 +1,7 @@
+// optim::global_norm and clip_by_global_norm: the L2 norm of every gradient
+// together, summed in double, and the gradients scaled by
+// max_norm / (norm + 1e-6) when that is below 1, as PyTorch's
+// clip_grad_norm_ does.
 #include <topos/core/error.hpp>
 #include <topos/model/clip.hpp>
 

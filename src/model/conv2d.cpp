@@ -1,3 +1,6 @@
+// Conv2d: its geometry checked (channels, kernel and stride of at least 1),
+// the convolution recorded by conv2d() of compositions.hpp with the module's
+// filters and bias, and its one-line description.
 #include <topos/core/error.hpp>
 #include <topos/model/conv2d.hpp>
 

@@ -1,3 +1,5 @@
+// Embedding: express() as one Gather of the table's rows by the indices, and
+// the module's one-line description.
 #include <topos/model/embedding.hpp>
 
 #include <sstream>

@@ -1,3 +1,7 @@
+// Function<T>: the body recorded on a tape reopened from the model, once per
+// posture (value, or value and gradients) and tuple of input shapes, lowered
+// to a plan and cached under a mutex; calls feed the inputs to the cached plan.
+// Also the arity checks and describe(), which lists the cached plans.
 #include <topos/autodiff/adjoints.hpp>
 #include <topos/core/error.hpp>
 #include <topos/graph/tape.hpp>

@@ -1,3 +1,6 @@
+// LayerNorm: a gain of ones and a shift of zeros as parameters, and express()
+// recorded as (x - mean) * rsqrt(variance + epsilon) * gain + shift over the
+// last axis, the variance biased as in PyTorch.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/layer_norm.hpp>

@@ -1,3 +1,5 @@
+// MaxPool2d: its window and stride checked to be at least 1, and its one-line
+// description.
 #include <topos/core/error.hpp>
 #include <topos/model/max_pool.hpp>
 

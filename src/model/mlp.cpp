@@ -1,3 +1,7 @@
+// The dense modules' out-of-line members: the Activation names and activate(),
+// Linear's description, and Mlp, whose layers are recorded in order with the
+// activation between them (none after the last) and whose parameters are
+// named layers.<i>.weight and layers.<i>.bias, as in PyTorch.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/mlp.hpp>

@@ -1,3 +1,6 @@
+// named_parameters: the parameters of a model's parts, each prefixed with its
+// part's name and a dot as PyTorch's state_dict names them; an unnamed part or
+// a name given twice throws.
 #include <topos/core/error.hpp>
 #include <topos/model/named.hpp>
 

@@ -1,3 +1,8 @@
+// The safetensors container read and written: the header length checked
+// against the file, the JSON header parsed with nlohmann/json (a key written
+// twice refused), each entry's dtype, shape and data_offsets checked, and the
+// offsets required to tile the payload with no overlap or gap; encoding writes
+// the header padded with spaces to a multiple of 8 bytes.
 #include "model/safetensors.hpp"
 
 #include <topos/core/error.hpp>

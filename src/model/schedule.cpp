@@ -1,3 +1,6 @@
+// The learning-rate schedules: StepDecay (the base rate times factor once per
+// period) and WarmupCosine (a linear warmup to the peak, then a cosine decay
+// to the floor by the project's own cos, so every build gives the same rates).
 #include "core/exact_math.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/schedule.hpp>

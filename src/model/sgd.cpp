@@ -1,3 +1,7 @@
+// Sgd: the options checked (Nesterov needs a momentum), the zero momentum
+// buffers, and one step, pure (fresh slots) or in place, with weight decay,
+// momentum and Nesterov momentum as PyTorch defines them, each element in
+// double and rounded to T where it is stored, in chunks over the thread pool.
 #include "kernels/elementwise.hpp"
 #include "model/slot_math.hpp"
 #include <topos/core/error.hpp>

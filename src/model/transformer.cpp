@@ -1,3 +1,6 @@
+// TransformerBlock: the pre-norm residual block, x + attention(norm1(x)) and
+// then + mlp(norm2(.)), its parameters in that order, and its description
+// with the parts' lines indented.
 #include "graph/record.hpp"
 #include <topos/model/module.hpp>
 #include <topos/model/transformer.hpp>

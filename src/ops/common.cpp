@@ -1,3 +1,6 @@
+// The shape rules the elementwise and reducing rows share: one operand's shape
+// kept, two operands required to be equal (with advice to broadcast), and a
+// reduction's axis removed.
 #include "ops/common.hpp"
 
 #include "ops/reduce.hpp"

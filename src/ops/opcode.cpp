@@ -1,3 +1,6 @@
+// The text of the opcode vocabulary: opcodes, element kinds and comparison
+// directions (EQ, NE, ... as StableHLO spells them), Axes (checked against the
+// maximum rank), and every attribute struct as key=value pairs for describe().
 #include <topos/core/error.hpp>
 #include <topos/ops/opcode.hpp>
 

@@ -1,3 +1,6 @@
+// fitted_image: per spatial axis, the zeros below the image, the image
+// elements the windows reach (the rest sliced off) and the zeros above up to
+// the last window's reach, for a raised convolution or reduce_window.
 #include "pattern/fitted_windows.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The text of patterns: each PatternKind's name and Pattern::describe(), which
+// names the kind, its root node, the nodes it covers and the formula that
+// serves it.
 #include <topos/pattern/pattern.hpp>
 
 #include <ostream>

@@ -1,3 +1,8 @@
+// The catalog's shared walks over the spec: two unfolds of an NCHW image
+// behind optional zero Pads (image_windows, and pooling_windows behind their
+// permute and reshape), a window's taps, two folds cropped back to the image
+// by Narrows, a per-channel vector spread by BroadcastAlongs, and per-channel
+// sums. Each records the nodes it covers and the window geometry it reads.
 #include "pattern/structure.hpp"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// assign_arena: buffers placed in order of their first use at the lowest
+// offset that fits among those still alive (first fit), each buffer released
+// after its last reader. The live buffers are kept in a treap by offset that
+// knows its widest gap, so each placement is logarithmic.
 #include "plan/arena.hpp"
 
 #include <algorithm>

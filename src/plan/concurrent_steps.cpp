@@ -1,3 +1,8 @@
+// group_concurrent_steps: each step's footprint (the arena extents and stored
+// values it reads and writes, and its work), and groups of up to 16 nearby
+// steps, none of which writes what another reads or writes, each small enough
+// to stay on one thread and large enough to be worth handing over, reordered
+// to sit together in the schedule.
 #include "plan/concurrent_steps.hpp"
 
 #include "kernels/elementwise.hpp"

@@ -1,3 +1,7 @@
+// elect: matches that another subsumes are dropped, then those that would
+// write a value a kept match covers; the rest are withdrawn one at a time until
+// each one standing keeps its interior values unread outside standing matches,
+// undeclared and unretained, and its written results read only after its root.
 #include "plan/election.hpp"
 
 #include <algorithm>

@@ -1,3 +1,7 @@
+// Host execution of plan steps: the address of each location (arena, stored
+// value or source), one step run by its kernel, its backend's kernel or the
+// catalog's fused kernel, a group of steps run at once over the thread pool
+// (the first failure in schedule order rethrown), and each step's tally.
 #include "plan/host_steps.hpp"
 
 #include "core/thread_pool.hpp"

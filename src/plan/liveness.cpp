@@ -1,3 +1,7 @@
+// schedule_of (each scheduled node's position and the position of its last
+// reader) and live_volume, the elements alive at every position, made linear
+// in the schedule by a difference array and one prefix sum, with its peak and
+// the retain-all total.
 #include "plan/liveness.hpp"
 
 #include <algorithm>

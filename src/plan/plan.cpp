@@ -1,3 +1,9 @@
+// Plan<T>'s members: describe() (the scheduled nodes with their liveness and a
+// summary), forward and forward_into, which gather a run's sources from
+// parameters, feeds and payloads, execute the steps on the device executor or
+// the host (concurrent groups as one region) over a per-thread arena, and
+// return the stored values; forward_into reuses the unshared buffers of the
+// run it replaces.
 #include "core/tensor_access.hpp"
 #include "graph/describe.hpp"
 #include "plan/host_steps.hpp"

@@ -1,3 +1,8 @@
+// simplify: one pass in node order over the considered nodes, each operand
+// replaced by its stand-in, identities of one operand folded (multiplying or
+// dividing by a constant 1, adding -0, subtracting +0, a reshape to the same
+// shape, an identity or undone permute), and a repeated computation merged
+// into its first occurrence through a hash of opcode, operands and size.
 #include "plan/simplify.hpp"
 
 #include "core/bit_cast.hpp"

@@ -1,3 +1,8 @@
+// Entry<T>: its roots and observed values checked against the network, the
+// builder methods that return a changed copy (observe, numerics, backward,
+// elect_patterns, simplify), declared() without repeats, and interpret, which
+// runs the declared values' ancestors on the reference interpreter with every
+// scheduled value kept.
 #include "graph/closure.hpp"
 #include "graph/spec.hpp"
 #include "run/access.hpp"

@@ -1,3 +1,8 @@
+// The reference interpreter: evaluate_node (one node's reference kernel on
+// fresh storage), check_feed (a feed must name an input of this network, of its
+// recorded shape, holding whole numbers where it is an index input), the
+// sources of a run, and interpret, which evaluates the scheduled nodes in node
+// order and tallies each as served by the reference.
 #include "run/interpreter.hpp"
 
 #include "graph/node_view.hpp"

@@ -1,3 +1,6 @@
+// Parameters<T>: one payload per parameter slot of a network's layout; reading
+// by symbol, replacing one value or all of them (each replacement of the
+// slot's shape), and the check that two sets belong to the same network.
 #include "graph/parameter_layout.hpp"
 #include <topos/core/error.hpp>
 #include <topos/run/parameters.hpp>

@@ -1,3 +1,6 @@
+// Run<T> and Field<T>: a run's values read by symbol (ReadError for a value the
+// entry or plan did not declare), and a field's adjoints, zeros for a node the
+// reverse scan did not reach, gathered into Parameters for the parameters.
 #include "graph/spec.hpp"
 #include "run/access.hpp"
 #include "run/run_layout.hpp"

@@ -1,3 +1,6 @@
+// Tally: a count per formula, precision and backend, its text, the names of
+// precisions and fidelities, and TallyScope, which makes a tally the thread's
+// innermost active one for the scope's lifetime.
 #include "run/tally_scope.hpp"
 #include <topos/run/tally.hpp>
 

@@ -1,6 +1,7 @@
 // Tape::describe and Network::describe: the seeds' printed tables, character
-// for character (FORMATS.md), attributes as name=value, the summary line's
-// counts and words, columns that widen for long cells, and operator<< of a Node.
+// for character (the layout src/graph/describe.hpp gives), attributes as
+// name=value, the summary line's counts and words, columns that widen for long
+// cells, and operator<< of a Node.
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/graph/tape.hpp>

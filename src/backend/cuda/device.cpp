@@ -1,3 +1,7 @@
+// The CUDA runtime calls behind device.hpp: whether a device is present
+// (asked once), device buffers that grow by reallocation and are freed at
+// destruction, and blocking copies between host and device. A failed call
+// throws with cudaGetErrorString's reason.
 #include "backend/cuda/device.hpp"
 
 #include <cuda_runtime.h>

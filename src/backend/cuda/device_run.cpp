@@ -1,3 +1,8 @@
+// The device executor (device_run.hpp): a plan's arena, stored values and
+// sources laid out in one aligned, per-thread device buffer; the sources
+// uploaded once, each step the CUDA backend serves launched on the device, each
+// declined step run on the host between a download of its operands and an
+// upload of its results, and the stored values downloaded at the end.
 #include "backend/cuda/device_run.hpp"
 
 #include "backend/cuda/device.hpp"

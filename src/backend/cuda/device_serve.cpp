@@ -1,3 +1,7 @@
+// The CUDA backend's choice of nodes and its launches: which opcodes have a
+// device kernel (elementwise formulas, Compare, Select, and the products,
+// reductions and layout moves), the sizes below which the reference kernel is
+// cheaper, and the dispatch of one node to device_kernels.hpp's launches.
 #include "backend/cuda/device_serve.hpp"
 
 #include "backend/cuda/device_kernels.hpp"
