@@ -1,20 +1,17 @@
-// BatchNormTraining and BatchNormInference: batch normalisation of [N, C, ...]
-// over every axis but 1, as batch_norm_training / batch_norm_inference record it:
-//   centred = x - spread(mean)
-//   root    = centred * spread(rsqrt(variance + epsilon) * gamma) + spread(beta)
-// Training: mean = channel_sums(x) / count, variance = channel_sums(centred^2) / count',
-// both named results the kernel writes back when they are read. Inference:
-// mean and variance are given. The kernel computes the statistics in the
-// reductions' documented order, then normalises in one pass, never holding
-// the centred or squared values.
+// The batch-normalisation rows' shared parts (batch_norm.hpp): the
+// normalisation tail, the statistics, and the fused kernel, which computes the
+// statistics in the reductions' documented order, then normalises in one
+// pass, never holding the centred or squared values; and the raise to
+// StableHLO's named operations.
+#include "pattern/batch_norm.hpp"
+
 #include "ops/reduce.hpp"
-#include "pattern/catalog.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-namespace topos::detail {
+namespace topos::detail::batch_norm {
 namespace {
 
 // Batch normalisation of [N, C, ...] over every axis but axis 1. Inputs: the
@@ -39,97 +36,6 @@ std::optional<std::array<std::uint32_t, 2>> binary(const SpecView& spec,
 
 bool is_channel_vector(const SpecView& spec, std::uint32_t index, const Shape& like) {
     return spec[index].shape() == Shape{like[1]};
-}
-
-struct Statistic {
-    std::uint32_t value;  // the Div node
-    std::uint32_t count;
-    std::vector<std::uint32_t> nodes;
-};
-
-// channel_sums(source) / count.
-std::optional<Statistic> statistic_of(const SpecView& spec,
-                                      std::uint32_t index,
-                                      std::uint32_t source,
-                                      const Shape& like) {
-    const auto quotient = binary(spec, index, Opcode::Div);
-    if (!quotient || !is_channel_vector(spec, (*quotient)[1], like)) {
-        return std::nullopt;
-    }
-    std::optional<ChannelSums> sums = channel_sums_of(spec, (*quotient)[0], like);
-    if (!sums || sums->source != source) {
-        return std::nullopt;
-    }
-    sums->nodes.push_back(index);
-    return Statistic{index, (*quotient)[1], std::move(sums->nodes)};
-}
-
-struct Normalisation {
-    std::uint32_t input, gamma, beta, epsilon, mean, variance, centred;
-    std::vector<std::uint32_t> nodes;
-};
-
-void append(std::vector<std::uint32_t>& nodes, const std::vector<std::uint32_t>& more) {
-    nodes.insert(nodes.end(), more.begin(), more.end());
-}
-
-// The normalisation tail shared by both formulas.
-std::optional<Normalisation> normalisation_at(const SpecView& spec, std::uint32_t root) {
-    const Shape& like = spec[root].shape();
-    const auto shifted = binary(spec, root, Opcode::Add);
-    if (like.rank() < 2 || !shifted) {
-        return std::nullopt;
-    }
-    const auto scaled = binary(spec, (*shifted)[0], Opcode::Mul);
-    const std::optional<Spread> beta = spread_of(spec, (*shifted)[1], like);
-    if (!scaled || !beta) {
-        return std::nullopt;
-    }
-    const std::optional<Spread> scale_spread = spread_of(spec, (*scaled)[1], like);
-    const auto centred = binary(spec, (*scaled)[0], Opcode::Sub);
-    if (!scale_spread || !centred) {
-        return std::nullopt;
-    }
-    const auto scale = binary(spec, scale_spread->source, Opcode::Mul);
-    const std::optional<Spread> mean = spread_of(spec, (*centred)[1], like);
-    if (!scale || !mean || !is_channel_vector(spec, (*scale)[1], like)) {
-        return std::nullopt;
-    }
-    const Node* root_of = spec.as((*scale)[0], Opcode::Rsqrt);
-    const auto sum = root_of ? binary(spec, root_of->operands()[0], Opcode::Add) : std::nullopt;
-    if (!sum || !is_channel_vector(spec, (*sum)[0], like) ||
-        !is_channel_vector(spec, (*sum)[1], like) || spec[(*centred)[0]].shape() != like) {
-        return std::nullopt;
-    }
-    Normalisation n{(*centred)[0],
-                    (*scale)[1],
-                    beta->source,
-                    (*sum)[1],
-                    mean->source,
-                    (*sum)[0],
-                    (*scaled)[0],
-                    {root, (*shifted)[0], (*scaled)[0]}};
-    n.nodes.insert(n.nodes.end(), {scale_spread->source, (*scale)[0], root_of->operands()[0]});
-    append(n.nodes, beta->nodes);
-    append(n.nodes, scale_spread->nodes);
-    append(n.nodes, mean->nodes);
-    return n;
-}
-
-Match batch_norm_match(std::uint32_t root,
-                       std::vector<std::uint32_t> nodes,
-                       std::vector<std::uint32_t> results,
-                       std::vector<std::uint32_t> inputs,
-                       const Shape& shape,
-                       bool training) {
-    std::sort(nodes.begin(), nodes.end());
-    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-    return Match{training ? PatternKind::BatchNormTraining : PatternKind::BatchNormInference,
-                 root,
-                 std::move(nodes),
-                 std::move(results),
-                 std::move(inputs),
-                 BatchNormGeometry{shape, training}};
 }
 
 // The layout of [N, C, rest...]: N, C and the product of the rest.
@@ -194,60 +100,6 @@ void channel_sums(const Shape& shape, Term term, T* out) {
         partial.resize(rows);
     }
     reduce_over_batch(l, partial, out);
-}
-
-// The batch's own statistics: the mean and the variance as channel sums of
-// the input and of the centred value squared, over counts.
-std::optional<Match> match_training(const SpecView& spec, std::uint32_t root) {
-    std::optional<Normalisation> n = normalisation_at(spec, root);
-    if (!n) {
-        return std::nullopt;
-    }
-    const Shape& like = spec[root].shape();
-    const std::optional<Statistic> mean = statistic_of(spec, n->mean, n->input, like);
-    if (!mean) {
-        return std::nullopt;
-    }
-    const std::optional<ChannelSums> sums =
-        spec.as(n->variance, Opcode::Div)
-            ? channel_sums_of(spec, spec[n->variance].operands()[0], like)
-            : std::nullopt;
-    const Node* square = sums ? spec.as(sums->source, Opcode::Square) : nullptr;
-    if (square == nullptr || square->operands()[0] != n->centred) {
-        return std::nullopt;
-    }
-    std::optional<Statistic> variance = statistic_of(spec, n->variance, sums->source, like);
-    if (!variance) {
-        return std::nullopt;
-    }
-    variance->nodes.push_back(sums->source);
-    std::vector<std::uint32_t> nodes = n->nodes;
-    append(nodes, mean->nodes);
-    append(nodes, variance->nodes);
-    nodes.push_back(n->centred);
-    return batch_norm_match(root,
-                            std::move(nodes),
-                            {root, mean->value, variance->value},
-                            {n->input, n->gamma, n->beta, n->epsilon, mean->count, variance->count},
-                            like,
-                            true);
-}
-
-// Given statistics: any mean and variance (the catalog tries the training
-// row first, so this is what a normalisation without its own statistics is).
-std::optional<Match> match_inference(const SpecView& spec, std::uint32_t root) {
-    std::optional<Normalisation> n = normalisation_at(spec, root);
-    if (!n) {
-        return std::nullopt;
-    }
-    std::vector<std::uint32_t> nodes = n->nodes;
-    nodes.push_back(n->centred);
-    return batch_norm_match(root,
-                            std::move(nodes),
-                            {root},
-                            {n->input, n->gamma, n->beta, n->epsilon, n->mean, n->variance},
-                            spec[root].shape(),
-                            false);
 }
 
 template <Element T>
@@ -361,9 +213,88 @@ std::vector<std::uint32_t> batch_norm_operands(const Match& match) {
 
 }  // namespace
 
-PatternRow batch_norm_training_row() {
-    return {.kind = PatternKind::BatchNormTraining,
-            .match = match_training,
+std::optional<Statistic> statistic_of(const SpecView& spec,
+                                      std::uint32_t index,
+                                      std::uint32_t source,
+                                      const Shape& like) {
+    const auto quotient = binary(spec, index, Opcode::Div);
+    if (!quotient || !is_channel_vector(spec, (*quotient)[1], like)) {
+        return std::nullopt;
+    }
+    std::optional<ChannelSums> sums = channel_sums_of(spec, (*quotient)[0], like);
+    if (!sums || sums->source != source) {
+        return std::nullopt;
+    }
+    sums->nodes.push_back(index);
+    return Statistic{index, (*quotient)[1], std::move(sums->nodes)};
+}
+
+void append(std::vector<std::uint32_t>& nodes, const std::vector<std::uint32_t>& more) {
+    nodes.insert(nodes.end(), more.begin(), more.end());
+}
+
+std::optional<Normalisation> normalisation_at(const SpecView& spec, std::uint32_t root) {
+    const Shape& like = spec[root].shape();
+    const auto shifted = binary(spec, root, Opcode::Add);
+    if (like.rank() < 2 || !shifted) {
+        return std::nullopt;
+    }
+    const auto scaled = binary(spec, (*shifted)[0], Opcode::Mul);
+    const std::optional<Spread> beta = spread_of(spec, (*shifted)[1], like);
+    if (!scaled || !beta) {
+        return std::nullopt;
+    }
+    const std::optional<Spread> scale_spread = spread_of(spec, (*scaled)[1], like);
+    const auto centred = binary(spec, (*scaled)[0], Opcode::Sub);
+    if (!scale_spread || !centred) {
+        return std::nullopt;
+    }
+    const auto scale = binary(spec, scale_spread->source, Opcode::Mul);
+    const std::optional<Spread> mean = spread_of(spec, (*centred)[1], like);
+    if (!scale || !mean || !is_channel_vector(spec, (*scale)[1], like)) {
+        return std::nullopt;
+    }
+    const Node* root_of = spec.as((*scale)[0], Opcode::Rsqrt);
+    const auto sum = root_of ? binary(spec, root_of->operands()[0], Opcode::Add) : std::nullopt;
+    if (!sum || !is_channel_vector(spec, (*sum)[0], like) ||
+        !is_channel_vector(spec, (*sum)[1], like) || spec[(*centred)[0]].shape() != like) {
+        return std::nullopt;
+    }
+    Normalisation n{(*centred)[0],
+                    (*scale)[1],
+                    beta->source,
+                    (*sum)[1],
+                    mean->source,
+                    (*sum)[0],
+                    (*scaled)[0],
+                    {root, (*shifted)[0], (*scaled)[0]}};
+    n.nodes.insert(n.nodes.end(), {scale_spread->source, (*scale)[0], root_of->operands()[0]});
+    append(n.nodes, beta->nodes);
+    append(n.nodes, scale_spread->nodes);
+    append(n.nodes, mean->nodes);
+    return n;
+}
+
+Match match(std::uint32_t root,
+            std::vector<std::uint32_t> nodes,
+            std::vector<std::uint32_t> results,
+            std::vector<std::uint32_t> inputs,
+            const Shape& shape,
+            bool training) {
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return Match{training ? PatternKind::BatchNormTraining : PatternKind::BatchNormInference,
+                 root,
+                 std::move(nodes),
+                 std::move(results),
+                 std::move(inputs),
+                 BatchNormGeometry{shape, training}};
+}
+
+PatternRow row(PatternKind kind,
+               std::optional<Match> (*matcher)(const SpecView& spec, std::uint32_t root)) {
+    return {.kind = kind,
+            .match = matcher,
             .kernel_f32 = fused_kernel<float>,
             .kernel_f64 = fused_kernel<double>,
             .raises = raises_batch_norm,
@@ -371,14 +302,4 @@ PatternRow batch_norm_training_row() {
             .raised_operands = batch_norm_operands};
 }
 
-PatternRow batch_norm_inference_row() {
-    return {.kind = PatternKind::BatchNormInference,
-            .match = match_inference,
-            .kernel_f32 = fused_kernel<float>,
-            .kernel_f64 = fused_kernel<double>,
-            .raises = raises_batch_norm,
-            .raise = raise_batch_norm,
-            .raised_operands = batch_norm_operands};
-}
-
-}  // namespace topos::detail
+}  // namespace topos::detail::batch_norm
