@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
         argc > 1 ? std::max<std::uint64_t>(1, std::strtoull(argv[1], nullptr, 10)) : 1;
     const unsigned shares = std::max(1U, std::thread::hardware_concurrency());
     // The vector sets: the portable loop (std::fma through libm on a baseline
-    // build) is compared with them on a sample by tests/run/fast_lanes_test.cpp.
+    // build) is compared with them on a sample by tests/kernels/fast_lanes_test.cpp.
     std::vector<Isa> sets;
     for (const Isa set : topos::supported_isas()) {
         if (set != Isa::Portable) {

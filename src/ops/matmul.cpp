@@ -3,7 +3,7 @@
 // element starts at +0 and accumulates its k terms in ascending order with one
 // fma each: out[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], +0)).
 // The kernel is the blocked exact GEMM of src/kernels/, which keeps that
-// order for every tile and thread count; tests/run/kernel_reference_test.cpp
+// order for every tile and thread count; tests/ops/kernel_reference_test.cpp
 // checks it against the plain loop.
 #include "hlo/builder.hpp"
 #include "kernels/gemm.hpp"

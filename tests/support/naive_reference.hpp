@@ -1,5 +1,5 @@
 // An independent naive reference of every computed opcode, for the kernel
-// reference test (tests/run/kernel_reference_test.cpp): it recomputes a node's
+// reference test (tests/ops/kernel_reference_test.cpp): it recomputes a node's
 // output from the operand tensors, the node's attributes and shapes, over plain
 // multi-dimensional coordinates, and predicts either the exact bits or a value
 // within a relative tolerance of the C library in long double.
