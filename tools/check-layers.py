@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that every #include of the library points down the layers.
+"""Checks what each folder of the library may touch.
 
 The library's folders form layers (docs/architecture.md). A source under
 src/<folder>/ or a public header under include/topos/<folder>/ may include the
@@ -8,6 +8,18 @@ one. Folders that share a layer may include one another, but never both ways
 round, directly or through others: the check also fails on any cycle in the
 graph of folders. The umbrella headers (include/topos/*.hpp) sit above every
 layer; the generated include/topos/config.hpp belongs to core.
+
+Two more rules:
+- a private header of src/<folder>/ is its folder's own: another folder
+  reaches that folder through its public headers (include/topos/<folder>/),
+  or through one of the seams SEAMS lists, each with the folders it serves;
+- knowledge of particular opcodes and pattern kinds lives in the rows: only
+  the op rows (src/ops/), the pattern rows and their walks (src/pattern/), the
+  generated tables and the emitter (OPCODE_READERS) may test a node's opcode
+  or a match's kind against a named one (`case Opcode::Add`, `== Opcode::Add`,
+  `spec.as(i, Opcode::Add)`, `Formula<Opcode::Add>`). The sources' opcodes
+  (Parameter, Input, Leaf) are the graph's own vocabulary and may be named
+  anywhere. SWITCH_EXCEPTIONS lists the files that still do, each with why.
 
 usage: tools/check-layers.py [ROOT]                 check; print each violation
        tools/check-layers.py [ROOT] --table         print the layers as Markdown
@@ -42,6 +54,88 @@ LAYERS = [
 ALLOWED = {
     # ("src/folder/file.cpp", "included/path.hpp"): "why",
 }
+
+# The private headers of src/ that another folder may include, and which
+# folders may: each folder's seam. Any other header under src/<folder>/ is the
+# folder's own.
+SEAMS = {
+    # core: bits, number text, the exact math, the pool, the shape bound
+    "core/bit_cast.hpp": {"hlo", "kernels", "model", "plan"},
+    "core/exact_math.hpp": {"kernels", "model", "ops"},
+    "core/float_text.hpp": {"data", "hlo", "ops", "show"},
+    "core/shape_too_large.hpp": {"graph", "ops"},
+    "core/tensor_access.hpp": {"model", "plan"},
+    "core/thread_pool.hpp": {"backend", "data", "kernels", "pattern", "plan"},
+    # kernels: what the rows, the fused kernels and the plan's loops call
+    "kernels/direct_convolution.hpp": {"pattern"},
+    "kernels/elementwise.hpp": {"model", "ops", "pattern", "plan"},
+    "kernels/fast_transcendental.hpp": {"backend"},
+    "kernels/fold_row.hpp": {"pattern"},
+    "kernels/gemm.hpp": {"ops", "pattern", "plan"},
+    "kernels/striped_sum.hpp": {"ops"},
+    "kernels/striped_sum_avx2.hpp": {"ops"},
+    "kernels/transcendental.hpp": {"ops"},
+    "kernels/transpose_avx2.hpp": {"ops"},
+    # hlo: the builder the rows lower with; the module and literals emission prints
+    "hlo/builder.hpp": {"emit", "ops", "pattern"},
+    "hlo/literals.hpp": {"emit"},
+    "hlo/module.hpp": {"emit"},
+    # ops: the table and what kernels of other layers share with the rows
+    "ops/common.hpp": {"backend", "pattern"},
+    "ops/index.hpp": {"graph"},
+    "ops/log_sum_exp.hpp": {"backend"},
+    "ops/movement.hpp": {"pattern"},
+    "ops/op_info.hpp": {"autodiff", "backend", "graph", "pattern", "plan", "run"},
+    "ops/reduce.hpp": {"pattern"},
+    # graph: the frozen spec and the views of it the later stages walk
+    "graph/closure.hpp": {"plan", "run"},
+    "graph/describe.hpp": {"plan"},
+    "graph/node_view.hpp": {"autodiff", "backend", "emit", "pattern", "plan", "run"},
+    "graph/parameter_layout.hpp": {"run"},
+    "graph/record.hpp": {"autodiff", "model"},
+    "graph/spec.hpp": {"autodiff", "plan", "run"},
+    # run and autodiff: the interpreter and the runs it fills
+    "run/access.hpp": {"autodiff", "model", "plan"},
+    "run/interpreter.hpp": {"autodiff", "plan"},
+    "run/run_layout.hpp": {"autodiff", "plan"},
+    "run/tally_scope.hpp": {"backend", "plan"},
+    "autodiff/scan_reads.hpp": {"plan"},
+    # pattern: the catalog the plan elects from and emission raises
+    "pattern/catalog.hpp": {"emit", "plan"},
+    "pattern/map.hpp": {"plan"},
+    "pattern/match.hpp": {"plan"},
+    "pattern/row.hpp": {"plan"},
+    "pattern/window_product.hpp": {"backend"},
+    # plan: the backend seam, and the plan's state emission reads
+    "plan/backend_seam.hpp": {"backend"},
+    "plan/host_steps.hpp": {"backend"},
+    "plan/plan_state.hpp": {"emit"},
+}
+
+# Files beside the rows that may test opcodes and pattern kinds by name.
+OPCODE_READERS = {
+    "include/topos/ops/opcode.hpp",  # the generated enumeration
+    "src/emit/emit_plan.cpp",  # the emitter
+}
+SOURCE_OPCODES = {"Parameter", "Input", "Leaf"}
+
+# Files that still test particular opcodes or pattern kinds, each with why.
+SWITCH_EXCEPTIONS = {
+    "src/backend/blas/blas_server.cpp": "serves MatMul; a row does not yet declare its servers",
+    "src/backend/cuda/device_serve.cpp": "the CUDA server's formulas and movements, by opcode",
+    "src/backend/cuda/elementwise.cu": "the CUDA formulas, one per elementwise opcode",
+    "src/backend/lanes/fast_lanes_server.cpp": "the Fast lanes' functions, by opcode",
+    "src/backend/onednn/onednn_server.cpp": "serves WindowProduct matches",
+    "src/lang/recorder.cpp": "the readings' cost of a MatMul, from the public API only",
+    "src/plan/concurrent_steps.cpp": "convolution matches that split the pool by themselves",
+    "src/plan/lower.cpp": "drops TransposedProduct where a device serves products",
+}
+SWITCH = re.compile(
+    r"case\s+(Opcode|PatternKind)::(\w+)"
+    r"|[!=]=\s*(Opcode|PatternKind)::(\w+)"
+    r"|(Opcode|PatternKind)::(\w+)\s*[!=]="
+    r"|\.as\([^;]*?,\s*(Opcode)::(\w+)"
+    r"|<\s*(Opcode)::(\w+)\s*>")
 
 UMBRELLA = "umbrella"
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".h", ".cu", ".cuh"}
@@ -204,6 +298,55 @@ def cycle_problems(edges):
     return problems
 
 
+def private_includes(root, edges):
+    """Problems: a private header of another folder that is not its seam for this one."""
+    problems = []
+    for file, number, included, source, target in edges:
+        if included.startswith("topos/") or not (root / "src" / included).is_file():
+            continue
+        if source not in SEAMS.get(included, set()):
+            served = ", ".join(sorted(SEAMS.get(included, set()))) or "no other folder"
+            problems.append(
+                f"{file}:{number}: includes \"{included}\", a private header of {target}/ "
+                f"that serves {served}: reach {target}/ through its public headers, or add "
+                f"{source} to the seam in SEAMS (tools/check-layers.py) with the reason")
+    return problems
+
+
+def opcode_switches(root):
+    """Problems: a named opcode or pattern kind tested outside the rows."""
+    problems = []
+    for path in library_files(root):
+        relative = str(path.relative_to(root))
+        if (relative.startswith(("src/ops/", "src/pattern/", "include/topos/pattern/"))
+                or relative in OPCODE_READERS or relative in SWITCH_EXCEPTIONS):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            for match in SWITCH.finditer(line):
+                names = [g for g in match.groups() if g]
+                if names[-1] in SOURCE_OPCODES:
+                    continue
+                problems.append(
+                    f"{relative}:{number}: tests {names[-2]}::{names[-1]} by name: what an "
+                    f"opcode or a pattern means to this pass belongs in its row "
+                    f"(src/ops/ or src/pattern/), which the pass reads through the table")
+    return problems
+
+
+def stale_exceptions(root):
+    """Problems: an exception for a file that no longer needs it."""
+    problems = []
+    for relative in sorted(SWITCH_EXCEPTIONS):
+        path = root / relative
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        if not any(SWITCH.search(line) for line in text.splitlines()):
+            problems.append(f"{relative}: listed in SWITCH_EXCEPTIONS but tests no opcode "
+                            f"or pattern kind by name: remove it from the list")
+    return problems
+
+
 def table(edges, ranks):
     """The layers as Markdown: each folder and the other folders it includes."""
     reads = {}
@@ -242,14 +385,18 @@ def main(argv):
                   f"regenerate it with tools/check-layers.py . --table:\n{expected}")
             return 1
         return 0
-    problems = unknown_folders(edges, ranks) + upward_includes(edges, ranks) + cycle_problems(edges)
+    problems = (unknown_folders(edges, ranks) + upward_includes(edges, ranks) +
+                cycle_problems(edges) + private_includes(root, edges) + opcode_switches(root) +
+                stale_exceptions(root))
     for problem in problems:
         print(problem)
     if problems:
         noun = "problem" if len(problems) == 1 else "problems"
         print(f"check-layers: {len(problems)} {noun} in {root}")
         return 1
-    print(f"check-layers: {len(edges)} includes between folders, all pointing down; no cycle")
+    print(f"check-layers: {len(edges)} includes between folders, all pointing down; no cycle; "
+          f"private headers reached only through their seams; opcodes named only in the rows "
+          f"({len(SWITCH_EXCEPTIONS)} files excepted)")
     return 0
 
 

@@ -22,6 +22,17 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.add", build.operand(0), build.operand(1));
 }
 
+// x + -0 and -0 + x are x (x + +0 is not: -0 + +0 is +0).
+std::optional<std::uint32_t> identity(const NodeView&, const IdentityFacts& facts) {
+    if (facts.is_zero(facts.operand(1), true)) {
+        return facts.operand(0);
+    }
+    if (facts.is_zero(facts.operand(0), true)) {
+        return facts.operand(1);
+    }
+    return std::nullopt;
+}
+
 }  // namespace add_op
 }  // namespace
 
@@ -34,7 +45,8 @@ OpInfo add_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .identity = identity};
 }
 
 }  // namespace topos::detail

@@ -94,7 +94,8 @@ OpInfo broadcast_along_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .keeps_a_uniform_fill = true};
 }
 
 }  // namespace topos::detail

@@ -22,6 +22,14 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.divide", build.operand(0), build.operand(1));
 }
 
+// x / 1 is x.
+std::optional<std::uint32_t> identity(const NodeView&, const IdentityFacts& facts) {
+    if (facts.is_one(facts.operand(1))) {
+        return facts.operand(0);
+    }
+    return std::nullopt;
+}
+
 }  // namespace div_op
 }  // namespace
 
@@ -34,7 +42,8 @@ OpInfo div_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .identity = identity};
 }
 
 }  // namespace topos::detail

@@ -86,6 +86,12 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.dot_general(build.operand(0), build.operand(1), dimensions);
 }
 
+// Each output adds the products along the left operand's last axis.
+std::size_t depth(std::span<const Shape> operands) {
+    const Shape& left = operands[0];
+    return left.rank() == 0 ? 0 : left[left.rank() - 1];
+}
+
 }  // namespace matmul_op
 }  // namespace
 
@@ -98,7 +104,8 @@ OpInfo matmul_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .depth = depth};
 }
 
 }  // namespace topos::detail

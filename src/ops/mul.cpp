@@ -22,6 +22,17 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.multiply", build.operand(0), build.operand(1));
 }
 
+// x * 1 and 1 * x are x.
+std::optional<std::uint32_t> identity(const NodeView&, const IdentityFacts& facts) {
+    if (facts.is_one(facts.operand(1))) {
+        return facts.operand(0);
+    }
+    if (facts.is_one(facts.operand(0))) {
+        return facts.operand(1);
+    }
+    return std::nullopt;
+}
+
 }  // namespace mul_op
 }  // namespace
 
@@ -34,7 +45,8 @@ OpInfo mul_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .identity = identity};
 }
 
 }  // namespace topos::detail

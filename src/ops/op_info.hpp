@@ -224,6 +224,33 @@ enum class OpKind : std::uint8_t {
     General,      // products, reductions, window sums, indexing
 };
 
+// What the simplifier knows when it asks a row whether a node is an identity:
+// the nodes its operands are, which of them are constants holding 1, or a zero
+// of one sign, in every element, and any node's opcode, attributes, shape and
+// operands (a Permute looks through the permute it reads).
+class IdentityFacts {
+public:
+    // The node of the asking node's operand `position`.
+    virtual std::uint32_t operand(std::size_t position) const = 0;
+    // Whether every element of `node` is +1.
+    virtual bool is_one(std::uint32_t node) const = 0;
+    // Whether every element of `node` is a zero, -0 when `negative`, else +0.
+    virtual bool is_zero(std::uint32_t node, bool negative) const = 0;
+    // `node` as the rules see it.
+    virtual NodeView view(std::uint32_t node) const = 0;
+    // The node of `node`'s operand `position`.
+    virtual std::uint32_t operand_of(std::uint32_t node, std::size_t position) const = 0;
+
+protected:
+    ~IdentityFacts() = default;
+};
+
+// The node a node equals element for element, whatever its operands hold
+// beyond `facts` (x * 1 is x), or nullopt. The simplifier replaces the node by
+// that one when their shapes and element types agree.
+using IdentityRule = std::optional<std::uint32_t> (*)(const NodeView& node,
+                                                      const IdentityFacts& facts);
+
 struct OpInfo {
     Opcode opcode{};
     OpKind kind{};
@@ -237,6 +264,18 @@ struct OpInfo {
     // hold reals, and so does the result (a Layout row's result is of its
     // operands' kind).
     std::uint8_t index_operands = 0;
+    // The simplifier's identity of this opcode (null: none).
+    IdentityRule identity = nullptr;
+    // Whether a node holds one value in every element when its first operand
+    // does (a broadcast, reshape or permute of a constant is that constant).
+    bool keeps_a_uniform_fill = false;
+    // Whether a node's value is its first operand's elements in the same
+    // order (Reshape): a plan may give it the operand's buffer and run nothing.
+    bool reuses_operand_buffer = false;
+    // The terms each element of a node's value adds up, for the cost estimates
+    // of plans and readings (a matrix product's depth, its left operand's last
+    // extent); null: an element is computed from single elements.
+    std::size_t (*depth)(std::span<const Shape> operand_shapes) = nullptr;
 
     bool carries_indices() const { return kind == OpKind::Layout; }
 

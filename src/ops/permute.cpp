@@ -30,6 +30,31 @@ Shape infer(const ShapeCheck& check) {
     return Shape(std::span<const std::size_t>(extents.data(), shape.rank()));
 }
 
+// A permute by the identity order is its operand; a permute that undoes the
+// permute it reads is that permute's operand.
+std::optional<std::uint32_t> identity(const NodeView& node, const IdentityFacts& facts) {
+    const Axes& outer = node.attributes_as<PermuteAttributes>().order;
+    const std::uint32_t operand = facts.operand(0);
+    bool identity_order = true;
+    for (std::size_t i = 0; i < outer.size(); ++i) {
+        identity_order = identity_order && outer[i] == i;
+    }
+    if (identity_order) {
+        return operand;
+    }
+    const NodeView inner = facts.view(operand);
+    if (inner.opcode() != Opcode::Permute) {
+        return std::nullopt;
+    }
+    const Axes& first = inner.attributes_as<PermuteAttributes>().order;
+    for (std::size_t i = 0; i < outer.size(); ++i) {
+        if (first[outer[i]] != i) {
+            return std::nullopt;
+        }
+    }
+    return facts.operand_of(operand, 0);
+}
+
 }  // namespace permute_op
 }  // namespace
 
@@ -301,7 +326,9 @@ OpInfo permute_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .identity = identity,
+            .keeps_a_uniform_fill = true};
 }
 
 }  // namespace topos::detail

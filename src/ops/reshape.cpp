@@ -31,6 +31,11 @@ HloValue lower(HloBuilder& build, const NodeView& node) {
     return build.reshape(build.operand(0), node.shape());
 }
 
+// A reshape to the node's own shape is its operand (the simplifier checks the shapes).
+std::optional<std::uint32_t> identity(const NodeView&, const IdentityFacts& facts) {
+    return facts.operand(0);
+}
+
 }  // namespace reshape_op
 }  // namespace
 
@@ -43,7 +48,10 @@ OpInfo reshape_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .identity = identity,
+            .keeps_a_uniform_fill = true,
+            .reuses_operand_buffer = true};
 }
 
 }  // namespace topos::detail

@@ -22,6 +22,14 @@ HloValue lower(HloBuilder& build, const NodeView&) {
     return build.binary("stablehlo.subtract", build.operand(0), build.operand(1));
 }
 
+// x - +0 is x (x - -0 is not: -0 - -0 is +0).
+std::optional<std::uint32_t> identity(const NodeView&, const IdentityFacts& facts) {
+    if (facts.is_zero(facts.operand(1), false)) {
+        return facts.operand(0);
+    }
+    return std::nullopt;
+}
+
 }  // namespace sub_op
 }  // namespace
 
@@ -34,7 +42,8 @@ OpInfo sub_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .identity = identity};
 }
 
 }  // namespace topos::detail

@@ -9,6 +9,8 @@
 #include "kernels/gemm.hpp"
 
 #include <algorithm>
+#include <array>
+#include <span>
 
 namespace topos::detail {
 namespace {
@@ -91,14 +93,19 @@ void add(std::vector<Extent>& extents,
     }
 }
 
-// A product's multiply-adds: its result's elements times the depth, the last
-// extent of its left operand.
+// A product's multiply-adds: its result's elements times the depth its row
+// declares (a matrix product's, the last extent of its left operand); 0 for
+// a node whose row declares none.
 std::size_t multiply_adds_of(const Node& node, const std::vector<Node>& nodes) {
-    if (node.opcode() != Opcode::MatMul) {
+    const auto depth = op_info(node.opcode()).depth;
+    if (depth == nullptr) {
         return 0;
     }
-    const Shape& left = nodes[node.operands()[0]].shape();
-    return left.rank() == 0 ? 0 : node.shape().elements() * left[left.rank() - 1];
+    std::array<Shape, max_operands> operands;
+    for (std::size_t i = 0; i < node.operands().size(); ++i) {
+        operands[i] = nodes[node.operands()[i]].shape();
+    }
+    return node.shape().elements() * depth(std::span(operands.data(), node.operands().size()));
 }
 
 // Convolutions and their gradients share the pool by images or channels at

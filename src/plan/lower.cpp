@@ -93,7 +93,8 @@ void reads_at_roots(const std::vector<Node>& nodes,
     }
 }
 
-// Whether `index` is a Reshape that can take over its operand's arena buffer:
+// Whether `index` is a node whose row reuses its operand's buffer (a Reshape)
+// and can take over its operand's arena buffer:
 // the operand lives in the arena and this is its last reader, so nothing reads
 // the buffer as the operand afterwards. A reshape moves no element, so the
 // buffer already holds its value and it never runs.
@@ -101,7 +102,7 @@ bool takes_over_operand(const Node& node,
                         std::size_t position,
                         const Schedule& schedule,
                         const std::vector<std::int32_t>& interval_of) {
-    if (node.opcode() != Opcode::Reshape) {
+    if (!op_info(node.opcode()).reuses_operand_buffer) {
         return false;
     }
     const std::uint32_t operand = node.operands()[0];
@@ -213,10 +214,10 @@ ElectionLocations election_locations(const Election& election, const std::vector
     return locations;
 }
 
-// A reshape placed in its operand's arena buffer (takes_over_operand) has
+// A node placed in its operand's arena buffer (takes_over_operand) has
 // nothing to compute.
 bool shares_operand_buffer(const Node& node, const std::vector<Location>& where) {
-    if (node.opcode() != Opcode::Reshape) {
+    if (!op_info(node.opcode()).reuses_operand_buffer) {
         return false;
     }
     const Location& value = where[node.symbol().index()];

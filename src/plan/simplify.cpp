@@ -1,11 +1,14 @@
 // simplify: one pass in node order over the considered nodes, each operand
-// replaced by its stand-in, identities of one operand folded (multiplying or
-// dividing by a constant 1, adding -0, subtracting +0, a reshape to the same
-// shape, an identity or undone permute), and a repeated computation merged
-// into its first occurrence through a hash of opcode, operands and size.
+// replaced by its stand-in, identities folded as each opcode's row declares
+// them (OpInfo::identity: multiplying or dividing by a constant 1, adding -0,
+// subtracting +0, a reshape to the same shape, an identity or undone
+// permute), and a repeated computation merged into its first occurrence
+// through a hash of opcode, operands and size.
 #include "plan/simplify.hpp"
 
 #include "core/bit_cast.hpp"
+#include "graph/node_view.hpp"
+#include "ops/op_info.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,8 +33,8 @@ bool same_elements(std::span<const T> a, std::span<const T> b) {
 }
 
 // The one value every element of a node holds, when the node is a constant:
-// a leaf whose elements are all the same bits, or a broadcast, reshape or
-// permute of such a node.
+// a leaf whose elements are all the same bits, or a node whose row keeps its
+// first operand's uniform fill (a broadcast, reshape or permute of such a node).
 template <Element T>
 class Constants {
 public:
@@ -39,17 +42,10 @@ public:
 
     void note(const Node& node) {
         const std::uint32_t index = node.index();
-        switch (node.opcode()) {
-            case Opcode::Leaf:
-                fill_[index] = uniform_payload(index);
-                break;
-            case Opcode::BroadcastAlong:
-            case Opcode::Reshape:
-            case Opcode::Permute:
-                fill_[index] = fill_[node.operands()[0]];
-                break;
-            default:
-                break;
+        if (node.opcode() == Opcode::Leaf) {
+            fill_[index] = uniform_payload(index);
+        } else if (op_info(node.opcode()).keeps_a_uniform_fill) {
+            fill_[index] = fill_[node.operands()[0]];
         }
     }
 
@@ -77,69 +73,50 @@ private:
     std::vector<std::optional<T>> fill_;  // by node index
 };
 
-// x when `node` permutes x by an order and then by its inverse, or by the
-// identity order.
-std::optional<std::uint32_t> undone_permute(const Node& node, const std::vector<Node>& nodes) {
-    const Axes& outer = node.attributes_as<PermuteAttributes>().order;
-    const auto is_identity = [](const Axes& order) {
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            if (order[i] != i) {
-                return false;
-            }
-        }
-        return true;
-    };
-    const std::uint32_t operand = node.operands()[0];
-    if (is_identity(outer)) {
-        return operand;
-    }
-    const Node& inner = nodes[operand];
-    if (inner.opcode() != Opcode::Permute) {
-        return std::nullopt;
-    }
-    const Axes& first = inner.attributes_as<PermuteAttributes>().order;
-    for (std::size_t i = 0; i < outer.size(); ++i) {
-        if (first[outer[i]] != i) {
-            return std::nullopt;
-        }
-    }
-    return inner.operands()[0];
-}
+// What the rows' identity rules read: the simplified nodes so far and their constants.
+template <Element T>
+class Facts final : public IdentityFacts {
+public:
+    Facts(const Node& node, const std::vector<Node>& nodes, const Constants<T>& constants)
+        : node_(node), nodes_(nodes), constants_(constants) {}
 
-// The operand `node` is exactly equal to, if it is an identity of one operand.
+    std::uint32_t operand(std::size_t position) const override {
+        return node_.operands()[position];
+    }
+
+    bool is_one(std::uint32_t node) const override { return constants_.is_one(node); }
+
+    bool is_zero(std::uint32_t node, bool negative) const override {
+        return constants_.is_zero(node, negative);
+    }
+
+    NodeView view(std::uint32_t node) const override { return view_of(nodes_[node]); }
+
+    std::uint32_t operand_of(std::uint32_t node, std::size_t position) const override {
+        return nodes_[node].operands()[position];
+    }
+
+private:
+    const Node& node_;
+    const std::vector<Node>& nodes_;
+    const Constants<T>& constants_;
+};
+
+// The node `node` is exactly equal to, when its row's identity rule finds one
+// of the same shape and element type.
 template <Element T>
 std::optional<std::uint32_t> identity_operand(const Node& node,
                                               const std::vector<Node>& nodes,
                                               const Constants<T>& constants) {
-    const auto operands = node.operands();
-    const auto same_shape = [&](std::uint32_t operand) {
-        return nodes[operand].shape() == node.shape() && nodes[operand].dtype() == node.dtype();
-    };
-    const auto kept_if = [&](bool identity, std::uint32_t operand) -> std::optional<std::uint32_t> {
-        return identity && same_shape(operand) ? std::optional(operand) : std::nullopt;
-    };
-    switch (node.opcode()) {
-        case Opcode::Mul:
-            if (auto kept = kept_if(constants.is_one(operands[1]), operands[0])) {
-                return kept;
-            }
-            return kept_if(constants.is_one(operands[0]), operands[1]);
-        case Opcode::Div:
-            return kept_if(constants.is_one(operands[1]), operands[0]);
-        case Opcode::Add:
-            if (auto kept = kept_if(constants.is_zero(operands[1], true), operands[0])) {
-                return kept;
-            }
-            return kept_if(constants.is_zero(operands[0], true), operands[1]);
-        case Opcode::Sub:
-            return kept_if(constants.is_zero(operands[1], false), operands[0]);
-        case Opcode::Reshape:
-            return kept_if(true, operands[0]);
-        case Opcode::Permute:
-            return undone_permute(node, nodes);
-        default:
-            return std::nullopt;
+    const IdentityRule rule = op_info(node.opcode()).identity;
+    if (rule == nullptr) {
+        return std::nullopt;
     }
+    const std::optional<std::uint32_t> kept = rule(view_of(node), Facts<T>(node, nodes, constants));
+    if (!kept || !(nodes[*kept].shape() == node.shape()) || nodes[*kept].dtype() != node.dtype()) {
+        return std::nullopt;
+    }
+    return kept;
 }
 
 // Whether two nodes compute the same value: same opcode, operands, attributes,

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """tools/check-layers.py refuses what it must: an include that runs up the
 layers (from a source or a public header), a cycle between folders of one
-layer, a folder in no layer; and it passes a tree whose includes point down.
-The last test copies the project's own src/ and include/ and adds one upward
-include to a real file.
+layer, a folder in no layer, a private header reached outside its seam, an
+opcode or a pattern kind tested by name outside the rows, and an exception
+that is no longer needed; and it passes a tree whose includes point down.
+The last tests copy the project's own src/ and include/ and add one upward
+include, or one test of an opcode, to a real file.
 
 usage: tests/tools/check_layers_test.py ROOT
 """
@@ -97,9 +99,59 @@ class CheckLayers(unittest.TestCase):
         self.assertEqual(status, 1, output)
         self.assertIn(f'src/core/shape.cpp:{len(lines) + 1}: includes "plan/plan_state.hpp"',
                       output)
-        # Core now reaches plan, which reaches core: a cycle as well.
+        # Core now reaches plan, which reaches core: a cycle as well; and
+        # plan_state.hpp is plan's seam for emit, not for core.
         self.assertIn("folders include one another in a cycle", output)
+        self.assertIn("a private header of plan/ that serves emit", output)
+        self.assertIn("check-layers: 3 problems", output)
+
+    def test_refuses_a_private_header_outside_its_seam(self):
+        with Tree({"src/ops/movement.hpp": "// a private header of ops\n",
+                   "src/ops/op_info.hpp": "// the op table's seam\n",
+                   "src/plan/arena.cpp": '#include "ops/op_info.hpp"\n#include "ops/movement.hpp"\n'
+                   }) as tree:
+            status, output = check(tree)
+        self.assertEqual(status, 1, output)
+        self.assertIn('src/plan/arena.cpp:2: includes "ops/movement.hpp", a private header of '
+                      'ops/ that serves pattern', output)
+        self.assertNotIn("op_info.hpp", output)
+        self.assertIn("check-layers: 1 problem", output)
+
+    def test_refuses_an_opcode_tested_outside_the_rows(self):
+        with Tree({"src/plan/simplify.cpp":
+                   "if (node.opcode() == Opcode::Leaf) {}\n"
+                   "switch (node.opcode()) {\n    case Opcode::Mul:\n}\n",
+                   "src/plan/election.cpp": "return match.kind != PatternKind::Map;\n",
+                   "src/backend/cuda/elementwise.cu": "struct Formula<Opcode::Tanh> {};\n",
+                   "src/ops/mul.cpp": "if (inner.opcode() != Opcode::Mul) {}\n",
+                   "src/pattern/map.cpp": "spec.as(index, Opcode::Mul);\n"}) as tree:
+            status, output = check(tree)
+        self.assertEqual(status, 1, output)
+        self.assertIn("src/plan/simplify.cpp:3: tests Opcode::Mul by name", output)
+        self.assertIn("src/plan/election.cpp:1: tests PatternKind::Map by name", output)
+        self.assertNotIn("Opcode::Leaf", output)
+        self.assertNotIn("src/ops/mul.cpp", output)
+        self.assertNotIn("src/pattern/map.cpp", output)
+        self.assertNotIn("elementwise.cu", output)  # an exception, and it still needs to be
         self.assertIn("check-layers: 2 problems", output)
+
+    def test_refuses_an_exception_no_longer_needed(self):
+        with Tree({"src/plan/lower.cpp": "// nothing tested by name here\n"}) as tree:
+            status, output = check(tree)
+        self.assertEqual(status, 1, output)
+        self.assertIn("src/plan/lower.cpp: listed in SWITCH_EXCEPTIONS but tests no opcode", output)
+
+    def test_refuses_an_opcode_tested_in_the_plan_of_the_project(self):
+        with tempfile.TemporaryDirectory() as folder:
+            tree = pathlib.Path(folder)
+            shutil.copytree(ROOT / "src", tree / "src")
+            shutil.copytree(ROOT / "include", tree / "include")
+            plan = tree / "src" / "plan" / "plan.cpp"
+            lines = plan.read_text().splitlines()
+            plan.write_text("\n".join(lines + ["// case Opcode::Tanh:"]) + "\n")
+            status, output = check(tree)
+        self.assertEqual(status, 1, output)
+        self.assertIn(f"src/plan/plan.cpp:{len(lines) + 1}: tests Opcode::Tanh by name", output)
 
 
 if __name__ == "__main__":
