@@ -24,7 +24,8 @@ namespace topos {
     X(gelu, Gelu)                \
     X(softplus, Softplus)        \
     X(silu, Silu)                \
-    X(floor, Floor)
+    X(floor, Floor)              \
+    X(hardtanh, Hardtanh)
 
 #define TOPOS_UNARY_SPELLING(name, opcode)     \
     template <Element T>                       \

@@ -128,6 +128,7 @@ const std::array specs{
     unary_spec<Opcode::Softplus, Domain::Wide>(libm([](long double x) { return std::log1p(std::exp(x)); })),
     unary_spec<Opcode::Silu, Domain::Wide>(libm([](long double x) { return x / (1 + std::exp(-x)); })),
     unary_spec<Opcode::Floor, Domain::OffIntegers>(exact([](double x) { return std::floor(x); })),
+    unary_spec<Opcode::Hardtanh, Domain::OffIntegers>(exact([](double x) { return x < -1 ? -1.0 : (x > 1 ? 1.0 : x); })),
     // clang-format on
     OpSpec{Opcode::MatMul,
            "[..., m, k] x [..., k, n], extents 1 to 3, up to 2 batch axes, uniform in [-1, 1]",

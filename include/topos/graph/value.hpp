@@ -59,9 +59,10 @@ public:
     Value erf() const;
     Value gelu() const;  // the exact (erf) form
     Value softplus() const;
-    Value silu() const;   // x sigmoid(x), the sigmoid-weighted linear unit (swish)
-    Value floor() const;  // the largest integer not above x; its derivative is 0
-    Value relu() const;   // records Maximum against a zero Leaf
+    Value silu() const;      // x sigmoid(x), the sigmoid-weighted linear unit (swish)
+    Value floor() const;     // the largest integer not above x; its derivative is 0
+    Value hardtanh() const;  // x clamped to [-1, 1] (torch.nn.Hardtanh); derivative 1 inside
+    Value relu() const;      // records Maximum against a zero Leaf
     Value maximum(const Value& other) const;
     Value minimum(const Value& other) const;
     Value pow(const Value& exponent) const;
