@@ -121,14 +121,9 @@ SOURCE_OPCODES = {"Parameter", "Input", "Leaf"}
 
 # Files that still test particular opcodes or pattern kinds, each with why.
 SWITCH_EXCEPTIONS = {
-    "src/backend/blas/blas_server.cpp": "serves MatMul; a row does not yet declare its servers",
     "src/backend/cuda/device_serve.cpp": "the CUDA server's formulas and movements, by opcode",
     "src/backend/cuda/elementwise.cu": "the CUDA formulas, one per elementwise opcode",
-    "src/backend/lanes/fast_lanes_server.cpp": "the Fast lanes' functions, by opcode",
-    "src/backend/onednn/onednn_server.cpp": "serves WindowProduct matches",
     "src/lang/recorder.cpp": "the readings' cost of a MatMul, from the public API only",
-    "src/plan/concurrent_steps.cpp": "convolution matches that split the pool by themselves",
-    "src/plan/lower.cpp": "drops TransposedProduct where a device serves products",
 }
 SWITCH = re.compile(
     r"case\s+(Opcode|PatternKind)::(\w+)"

@@ -37,7 +37,8 @@ OpInfo erf_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .lane_function = ExactFunction::Erf};
 }
 
 }  // namespace topos::detail

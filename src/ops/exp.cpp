@@ -34,7 +34,8 @@ OpInfo exp_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .lane_function = ExactFunction::Exp};
 }
 
 }  // namespace topos::detail

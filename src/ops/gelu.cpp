@@ -53,7 +53,8 @@ OpInfo gelu_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .lane_function = ExactFunction::Gelu};
 }
 
 }  // namespace topos::detail

@@ -53,7 +53,8 @@ OpInfo log_softmax_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .exp_log_rows = ExpLogRows::LogSoftmax};
 }
 
 }  // namespace topos::detail

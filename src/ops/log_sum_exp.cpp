@@ -47,7 +47,8 @@ OpInfo log_sum_exp_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .exp_log_rows = ExpLogRows::LogSumExp};
 }
 
 }  // namespace topos::detail

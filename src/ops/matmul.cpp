@@ -105,7 +105,8 @@ OpInfo matmul_row() {
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
             .lower = lower,
-            .depth = depth};
+            .depth = depth,
+            .matrix_product = true};
 }
 
 }  // namespace topos::detail

@@ -6,6 +6,7 @@
 // attributes and shape), so the table needs nothing of the graph above it.
 #pragma once
 
+#include "kernels/transcendental.hpp"
 #include <topos/core/shape.hpp>
 #include <topos/core/tensor.hpp>
 #include <topos/ops/opcode.hpp>
@@ -251,6 +252,13 @@ protected:
 using IdentityRule = std::optional<std::uint32_t> (*)(const NodeView& node,
                                                       const IdentityFacts& facts);
 
+// A row over the exps and a log of each row of its operand: what a backend
+// with its own exp and log (the Fast lanes) recomputes it as.
+enum class ExpLogRows : std::uint8_t {
+    LogSumExp,
+    LogSoftmax,
+};
+
 struct OpInfo {
     Opcode opcode{};
     OpKind kind{};
@@ -276,6 +284,15 @@ struct OpInfo {
     // of plans and readings (a matrix product's depth, its left operand's last
     // extent); null: an element is computed from single elements.
     std::size_t (*depth)(std::span<const Shape> operand_shapes) = nullptr;
+    // Whether a node is a batched matrix product of its two operands
+    // ([..., m, k] x [..., k, n], each output an fma chain over k), which a
+    // backend may run with its own GEMM.
+    bool matrix_product = false;
+    // The transcendental function of the vector lanes an elementwise row's
+    // kernel is (exact_map of it), which a backend may compute its own way.
+    std::optional<ExactFunction> lane_function;
+    // What a row over exps and a log computes (LogSumExp, LogSoftmax).
+    std::optional<ExpLogRows> exp_log_rows;
 
     bool carries_indices() const { return kind == OpKind::Layout; }
 

@@ -35,7 +35,8 @@ OpInfo sigmoid_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .lane_function = ExactFunction::Sigmoid};
 }
 
 }  // namespace topos::detail

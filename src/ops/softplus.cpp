@@ -40,7 +40,8 @@ OpInfo softplus_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .lane_function = ExactFunction::Softplus};
 }
 
 }  // namespace topos::detail

@@ -36,7 +36,8 @@ OpInfo tanh_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .lane_function = ExactFunction::Tanh};
 }
 
 }  // namespace topos::detail

@@ -25,6 +25,13 @@ struct Match {
     const Geometry& geometry_as() const {
         return std::any_cast<const Geometry&>(geometry);
     }
+
+    // The geometry, when it is a `Geometry`; null otherwise. A backend serves
+    // the matches whose geometry it knows how to run.
+    template <class Geometry>
+    const Geometry* geometry_if() const {
+        return std::any_cast<Geometry>(&geometry);
+    }
 };
 
 // What a plan elected: a match and which of its results it materialises.

@@ -63,6 +63,14 @@ struct PatternRow {
     // The match's inputs the named operation takes as operands (the others
     // become attributes or are implied); null: all of them.
     std::vector<std::uint32_t> (*raised_operands)(const Match& match) = nullptr;
+    // Whether the kernel cuts its work among the pool's threads by itself, at
+    // any size (a convolution and its gradients, by images or by channels), so
+    // a plan runs no independent step beside it.
+    bool splits_the_pool = false;
+    // Whether its nodes are products a device backend runs itself under
+    // Numerics::Fast (reading a transposed operand through its own flags): a
+    // plan whose build holds a device leaves such a match unelected there.
+    bool yields_to_a_device = false;
 
     template <Element T>
     FusedKernel<T> kernel() const {

@@ -93,7 +93,8 @@ PatternRow transposed_product_row() {
     return {.kind = PatternKind::TransposedProduct,
             .match = match_transposed_product,
             .kernel_f32 = transposed_product_kernel<float>,
-            .kernel_f64 = transposed_product_kernel<double>};
+            .kernel_f64 = transposed_product_kernel<double>,
+            .yields_to_a_device = true};
 }
 
 }  // namespace topos::detail

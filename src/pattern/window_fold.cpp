@@ -195,7 +195,8 @@ PatternRow window_fold_row() {
     return {.kind = PatternKind::WindowFold,
             .match = match_window_fold,
             .kernel_f32 = window_fold_kernel<float>,
-            .kernel_f64 = window_fold_kernel<double>};
+            .kernel_f64 = window_fold_kernel<double>,
+            .splits_the_pool = true};
 }
 
 }  // namespace topos::detail

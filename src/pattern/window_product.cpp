@@ -431,7 +431,8 @@ PatternRow window_product_row() {
             .kernel_f32 = product_kernel<float>,
             .kernel_f64 = product_kernel<double>,
             .raises = raises_every_match,
-            .raise = raise_convolution};
+            .raise = raise_convolution,
+            .splits_the_pool = true};
 }
 
 }  // namespace topos::detail

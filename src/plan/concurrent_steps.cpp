@@ -7,6 +7,7 @@
 
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
+#include "pattern/catalog.hpp"
 
 #include <algorithm>
 #include <array>
@@ -108,10 +109,10 @@ std::size_t multiply_adds_of(const Node& node, const std::vector<Node>& nodes) {
     return node.shape().elements() * depth(std::span(operands.data(), node.operands().size()));
 }
 
-// Convolutions and their gradients share the pool by images or channels at
-// any size.
+// Whether the pattern's kernel shares the pool by itself at any size, as its
+// row says (convolutions and their gradients, by images or channels).
 bool splits_by_itself(PatternKind kind) {
-    return kind == PatternKind::WindowProduct || kind == PatternKind::WindowFold;
+    return pattern_row(kind).splits_the_pool;
 }
 
 template <Element T>

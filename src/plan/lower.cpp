@@ -277,16 +277,16 @@ const DeviceExecutor* executor_for(const PlanState<T>& plan) {
 }
 
 // Under Fast numerics a device backend (CUDA) runs a plan's products itself,
-// reading transposed operands through its own operand flags; an elected
-// TransposedProduct would bring those products back to the host.
+// reading transposed operands through its own operand flags; an elected match
+// whose row yields to a device (TransposedProduct) would bring those products
+// back to the host.
 std::vector<Match> without_host_transposes(std::vector<Match> matches, Numerics numerics) {
     const auto& all = servers();
     const bool device = std::any_of(
         all.begin(), all.end(), [](const Server* server) { return server->device != nullptr; });
     if (numerics == Numerics::Fast && device) {
-        std::erase_if(matches, [](const Match& match) {
-            return match.kind == PatternKind::TransposedProduct;
-        });
+        std::erase_if(
+            matches, [](const Match& match) { return pattern_row(match.kind).yields_to_a_device; });
     }
     return matches;
 }

@@ -129,6 +129,7 @@ Tensor<float> logits_reduced_along(std::size_t axis) {
 }
 
 TEST(FastLanesBackend, FastLogSumExpAndLogSoftmaxStayWithinTheirBound) {
+    bool any_off_the_exact_bits = false;
     for (const std::size_t axis : {0, 1}) {
         const Tensor<float> logits = logits_reduced_along(axis);
         Tape<float> tape;
@@ -171,11 +172,15 @@ TEST(FastLanesBackend, FastLogSumExpAndLogSoftmaxStayWithinTheirBound) {
                       bound + normaliser_ulp + ulp_of_larger(f, e))
                 << "LogSoftmax along " << axis << ", element " << i << ": " << f << " and " << e;
         }
-        // With the backend the Fast functions ran: some results are off the
-        // exact bits (after rounding, LogSoftmax's may all agree over short rows).
+        // Without the backend the plans are the same exact kernels.
         const bool same = bit_equal(fast_sums, exact_sums) && bit_equal(fast_values, exact_values);
-        EXPECT_EQ(same, !has_fast_lanes) << "along " << axis;
+        EXPECT_TRUE(same || has_fast_lanes) << "along " << axis;
+        any_off_the_exact_bits = any_off_the_exact_bits || !same;
     }
+    // With the backend the Fast functions ran: some results are off the exact
+    // bits. After rounding, every result along one axis may agree (the 64 rows
+    // of 300 terms of these logits do), so the two axes are judged together.
+    EXPECT_EQ(any_off_the_exact_bits, has_fast_lanes);
 }
 
 TEST(FastLanesBackend, ExactAndDoublePlansKeepTheExactBits) {

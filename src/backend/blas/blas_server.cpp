@@ -29,7 +29,7 @@ Extents extents_of(std::span<const Shape> operands) {
 }
 
 bool serves(const Node& node, std::span<const Shape> operands, Precision) {
-    if (node.opcode() != Opcode::MatMul) {
+    if (!op_info(node.opcode()).matrix_product) {
         return false;
     }
     const Extents e = extents_of(operands);

@@ -14,29 +14,18 @@
 namespace topos::detail {
 namespace {
 
+// The lane function an elementwise row computes, as its row declares it.
 std::optional<ExactFunction> function_of(Opcode opcode) {
-    switch (opcode) {
-        case Opcode::Exp:
-            return ExactFunction::Exp;
-        case Opcode::Tanh:
-            return ExactFunction::Tanh;
-        case Opcode::Sigmoid:
-            return ExactFunction::Sigmoid;
-        case Opcode::Erf:
-            return ExactFunction::Erf;
-        case Opcode::Gelu:
-            return ExactFunction::Gelu;
-        case Opcode::Log:
-            return ExactFunction::Log;
-        case Opcode::Softplus:
-            return ExactFunction::Softplus;
-        default:
-            return std::nullopt;
-    }
+    return op_info(opcode).lane_function;
+}
+
+// What a row over exps and a log computes, as its row declares it.
+std::optional<ExpLogRows> rows_of(Opcode opcode) {
+    return op_info(opcode).exp_log_rows;
 }
 
 bool is_row_function(Opcode opcode) {
-    return opcode == Opcode::LogSumExp || opcode == Opcode::LogSoftmax;
+    return rows_of(opcode).has_value();
 }
 
 bool serves(const Node& node, std::span<const Shape>, Precision precision) {
@@ -47,7 +36,7 @@ bool serves(const Node& node, std::span<const Shape>, Precision precision) {
 template <Element T, class ExpAndLog>
 void rows(const NodeView& node, const View<T>& x, T* out, const ExpAndLog& functions) {
     const std::size_t axis = node.attributes_as<AxisAttributes>().axis;
-    if (node.opcode() == Opcode::LogSumExp) {
+    if (rows_of(node.opcode()) == ExpLogRows::LogSumExp) {
         log_sum_exp_rows(x.data, *x.shape, axis, out, functions);
     } else {
         log_softmax_rows(x.data, *x.shape, axis, out, functions);

@@ -266,10 +266,12 @@ std::size_t multiply_adds(const WindowProductGeometry& w) {
 }
 
 bool serves_match(const Match& match, Precision precision) {
-    if (precision != Precision::F32 || match.kind != PatternKind::WindowProduct) {
+    // A match whose kernel runs an image's windows times a matrix (WindowProduct).
+    const auto* product = match.geometry_if<WindowProductGeometry>();
+    if (precision != Precision::F32 || product == nullptr) {
         return false;
     }
-    const auto& w = match.geometry_as<WindowProductGeometry>();
+    const WindowProductGeometry& w = *product;
     if (w.transposed || multiply_adds(w) < smallest_convolution ||
         w.window.channels * w.window.taps() < shallowest_convolution ||
         !padding_after(w.window, 0) || !padding_after(w.window, 1)) {
