@@ -123,7 +123,6 @@ SOURCE_OPCODES = {"Parameter", "Input", "Leaf"}
 SWITCH_EXCEPTIONS = {
     "src/backend/cuda/device_serve.cpp": "the CUDA server's formulas and movements, by opcode",
     "src/backend/cuda/elementwise.cu": "the CUDA formulas, one per elementwise opcode",
-    "src/lang/recorder.cpp": "the readings' cost of a MatMul, from the public API only",
 }
 SWITCH = re.compile(
     r"case\s+(Opcode|PatternKind)::(\w+)"

@@ -1,11 +1,14 @@
 // Node's constructor (at most max_operands operands) and the text of a node
 // (one row of describe()'s table) and of a symbol (%index).
 #include "graph/describe.hpp"
+#include "ops/op_info.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/node.hpp>
 
 #include <algorithm>
+#include <array>
 #include <ostream>
+#include <span>
 
 namespace topos {
 
@@ -32,6 +35,18 @@ std::ostream& operator<<(std::ostream& out, const Node& node) {
     std::string line = detail::render_table(std::span<const detail::DescribeRow>(&row, 1));
     line.pop_back();  // the trailing newline
     return out << line;
+}
+
+std::size_t depth_of(const Node& node, std::span<const Node> nodes) {
+    const auto depth = detail::op_info(node.opcode()).depth;
+    if (depth == nullptr) {
+        return 0;
+    }
+    std::array<Shape, Node::max_operands> operands;
+    for (std::size_t i = 0; i < node.operands().size(); ++i) {
+        operands[i] = nodes[node.operands()[i]].shape();
+    }
+    return depth(std::span<const Shape>(operands.data(), node.operands().size()));
 }
 
 std::ostream& operator<<(std::ostream& out, const Symbol& symbol) {

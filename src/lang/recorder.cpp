@@ -67,16 +67,15 @@ std::size_t extent_product(const Shape& shape) {
     return product;
 }
 
-// Elements a node reads and writes; a matrix product counts its multiply-adds.
+// Elements a node reads and writes; a node whose row declares a depth (a
+// matrix product) counts its multiply-adds.
 // 64-bit arithmetic, so the same bound holds where std::size_t has 32 bits.
 std::uint64_t work_of(const Node& node, std::span<const Node> nodes) {
     constexpr std::uint64_t saturated = std::uint64_t{1} << 40;
     const std::uint64_t written = extent_product(node.shape());
     std::uint64_t work = written;
-    if (node.opcode() == Opcode::MatMul && !node.operands().empty()) {
-        const Shape& left = nodes[node.operands()[0]].shape();
-        const std::uint64_t inner =
-            left.rank() == 0 ? 1 : std::max<std::uint64_t>(left[left.rank() - 1], 1);
+    if (const std::size_t depth = depth_of(node, nodes); depth != 0) {
+        const std::uint64_t inner = depth;
         work = written > saturated / inner ? saturated : written * inner;
     }
     for (const std::uint32_t operand : node.operands()) {

@@ -327,6 +327,18 @@ TEST(Tape, ReopensIntoIndependentTapes) {
     EXPECT_THROW(sealed_second.node(from_first), SymbolError);
 }
 
+TEST(Node, DepthOfAProductIsItsLeftOperandsLastExtentAndOfAnElementwiseNodeZero) {
+    Tape<double> tape;
+    const auto a = tape.input(Tensor<double>::filled({2, 5, 7}, 1.0));
+    const auto b = tape.input(Tensor<double>::filled({2, 7, 3}, 1.0));
+    const auto product = a.matmul(b);
+    const auto squared = product.square();
+    const std::span<const Node> nodes = tape.nodes();
+    EXPECT_EQ(depth_of(nodes[product.index()], nodes), 7u);
+    EXPECT_EQ(depth_of(nodes[squared.index()], nodes), 0u);
+    EXPECT_EQ(depth_of(nodes[a.index()], nodes), 0u);
+}
+
 TEST(Tape, RecordReturnsATupleForStructuredBindings) {
     auto result = Tape<double>::record([](Tape<double>& tape) {
         const auto w = tape.parameter(0.5);

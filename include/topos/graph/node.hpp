@@ -8,6 +8,7 @@
 #include <topos/ops/opcode.hpp>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <span>
@@ -57,5 +58,11 @@ private:
 
 // The node's describe line (index, opcode, operands and attributes, shape).
 std::ostream& operator<<(std::ostream& out, const Node& node);
+
+// The terms each element of `node`'s value adds up, as its opcode's row
+// declares them (a matrix product's depth: its left operand's last extent),
+// read from the shapes of its operands among `nodes`; 0 for a node whose
+// elements are each computed from single elements.
+std::size_t depth_of(const Node& node, std::span<const Node> nodes);
 
 }  // namespace topos
