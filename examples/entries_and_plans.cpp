@@ -152,7 +152,9 @@ void exact_and_fast() {
     }
     std::cout << "interpreter " << interpreter.of(loss) << '\n'
               << "exact plan  " << exact.of(loss) << '\n'
-              << "fast plan   " << fast.of(loss) << "\n\n"
+              << "fast plan   " << fast.of(loss) << "\n"
+              << "(the seeds print 15.916065 for the same operands: their products and sum\n"
+                 " add in another order, docs/exact-math.md#the-seeds-figure-digit-by-digit)\n\n"
               << "exact == interpreter: asserted, in every build\n"
               << "fast == exact: " << fast_versus_exact(fast.of(loss).bit_equal(exact.of(loss)))
               << "\n\nwho served the fast plan:\n"
