@@ -290,9 +290,9 @@ struct OpInfo {
     bool matrix_product = false;
     // The transcendental function of the vector lanes an elementwise row's
     // kernel is (exact_map of it), which a backend may compute its own way.
-    std::optional<ExactFunction> lane_function;
+    std::optional<ExactFunction> lane_function = std::nullopt;
     // What a row over exps and a log computes (LogSumExp, LogSoftmax).
-    std::optional<ExpLogRows> exp_log_rows;
+    std::optional<ExpLogRows> exp_log_rows = std::nullopt;
 
     bool carries_indices() const { return kind == OpKind::Layout; }
 
