@@ -46,6 +46,18 @@ Tensor<T> drawn(const Shape& shape, Draw draw_one) {
     });
 }
 
+// What `initialiser` makes at `shape` from its present state; then its
+// stream moves past the `draws` that making it takes.
+template <class Initialiser>
+Made<Initialiser> made_then_skipped(const Initialiser& initialiser,
+                                    Stream& stream,
+                                    const Shape& shape,
+                                    std::uint64_t draws) {
+    Made<Initialiser> made(initialiser, shape);
+    stream.skip(draws);
+    return made;
+}
+
 }  // namespace
 
 std::uint64_t Stream::bits() {
@@ -73,9 +85,7 @@ Tensor<T> Uniform::make(const Shape& shape) {
 }
 
 Made<Uniform> Uniform::operator()(const Shape& shape) {
-    Made<Uniform> made(*this, shape);
-    stream_.skip(shape.elements());
-    return made;
+    return made_then_skipped(*this, stream_, shape, shape.elements());
 }
 
 template <Element T>
@@ -84,9 +94,7 @@ Tensor<T> Normal::make(const Shape& shape) {
 }
 
 Made<Normal> Normal::operator()(const Shape& shape) {
-    Made<Normal> made(*this, shape);
-    stream_.skip(2 * shape.elements());
-    return made;
+    return made_then_skipped(*this, stream_, shape, 2 * shape.elements());
 }
 
 template <Element T>
@@ -105,9 +113,7 @@ Tensor<T> Scaled::make(const Shape& shape) {
 }
 
 Made<Scaled> Scaled::operator()(const Shape& shape) {
-    Made<Scaled> made(*this, shape);
-    stream_.skip(draws(shape));
-    return made;
+    return made_then_skipped(*this, stream_, shape, draws(shape));
 }
 
 std::uint64_t Scaled::draws(const Shape& shape) const {
@@ -140,9 +146,7 @@ Tensor<T> DropoutMask::make(const Shape& shape) {
 }
 
 Made<DropoutMask> DropoutMask::operator()(const Shape& shape) {
-    Made<DropoutMask> made(*this, shape);
-    stream_.skip(shape.elements());
-    return made;
+    return made_then_skipped(*this, stream_, shape, shape.elements());
 }
 
 template Tensor<float> Uniform::make<float>(const Shape&);

@@ -10,8 +10,6 @@
 #include "pattern/catalog.hpp"
 
 #include <algorithm>
-#include <array>
-#include <span>
 
 namespace topos::detail {
 namespace {
@@ -98,15 +96,7 @@ void add(std::vector<Extent>& extents,
 // declares (a matrix product's, the last extent of its left operand); 0 for
 // a node whose row declares none.
 std::size_t multiply_adds_of(const Node& node, const std::vector<Node>& nodes) {
-    const auto depth = op_info(node.opcode()).depth;
-    if (depth == nullptr) {
-        return 0;
-    }
-    std::array<Shape, max_operands> operands;
-    for (std::size_t i = 0; i < node.operands().size(); ++i) {
-        operands[i] = nodes[node.operands()[i]].shape();
-    }
-    return node.shape().elements() * depth(std::span(operands.data(), node.operands().size()));
+    return node.shape().elements() * depth_of(node, nodes);
 }
 
 // Whether the pattern's kernel shares the pool by itself at any size, as its
