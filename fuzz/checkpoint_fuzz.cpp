@@ -4,7 +4,9 @@
 // reader (a memfd, so no file system is involved). A CheckpointError is the
 // expected refusal; any other exception, a crash or a sanitizer report is a
 // finding. The seed corpus (fuzz/corpus/checkpoint/) holds valid checkpoints
-// of this network, written by fuzz/corpus/make_checkpoint_corpus.py.
+// of this network, written by fuzz/corpus/make_checkpoint_corpus.py, and
+// crafted headers (crafted_*: deep nesting, duplicate keys, escapes and
+// surrogates, malformed UTF-8, numbers past 64 bits).
 #include "model/checkpoint_bytes.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>

@@ -2,7 +2,9 @@
 // (tools/npm), loads the page from a local server, types programs, switches
 // every tab and compares what the page shows with the native topos-play's
 // output for the same program; then triggers a shape error and sees it at its
-// line. Screenshots go to SCREENSHOTS/playground-*.png.
+// line, and a program past the byte limit answered with topos-play's size
+// error, the next program reading after it. Screenshots go to
+// SCREENSHOTS/playground-*.png.
 //
 // usage: node tools/check-playground.mjs URL TOPOS_PLAY SCREENSHOTS
 // (tools/check-playground starts the server and runs this.)
@@ -172,6 +174,21 @@ await settled('ready');
 const cleared = await page.$eval('#error', (error) => error.hidden) &&
   (await page.$$('#gutter .error-line')).length === 0;
 check(cleared, 'mended, the program reads and the error and its mark are gone');
+
+// 6. A program past the byte limit (2 MB, mostly one comment): the size error
+// as topos-play writes it, and the module still reads the next program.
+const huge = `a = parameter [2]\nloss = sum(a * a)\n# ${'x'.repeat(2 * 1024 * 1024)}\n`;
+const hugeError = native(huge).err.trim();
+await page.$eval('#source', (source, text) => { source.value = text; }, huge);
+await page.click('#read');
+const shownHuge = await settled('error').then(() => textOf('#error'), (failure) => `no error shown (${failure.message})`);
+check(shownHuge.trim() === hugeError && hugeError.includes('the program is longer than 1048576 bytes'),
+  `a 2 MB program shows topos-play's size error: "${shownHuge.trim().slice(0, 120)}"`, `  topos-play: ${hugeError}`);
+const next = wrong.replace('[4, 5]', '[3, 5]');
+await typeProgram(next);
+const shownNext = await settled('ready').then(() => textOf('#summary'), (failure) => `no summary (${failure.message})`);
+check(shownNext.trim() === native(next, '--reading', 'summary').out.trim(),
+  `the next program reads after it: "${shownNext.trim()}", as topos-play prints`);
 
 check(problems.length === 0, `no console message, page error or failed request`, problems.join('\n'));
 await browser.close();

@@ -40,7 +40,13 @@ Dataset<T>::Dataset(std::vector<Tensor<T>> tensors) : tensors_(std::move(tensors
     }
     for (std::size_t i = 0; i < tensors_.size(); ++i) {
         const Shape& shape = tensors_[i].shape();
-        if (shape.rank() == 0 || shape[0] != tensors_[0].shape()[0]) {
+        if (shape.rank() == 0) {
+            throw ShapeError("tensor " + std::to_string(i) +
+                             " of a dataset has shape [], a scalar: each tensor needs a leading "
+                             "batch axis, one row per example (reshape a single example to "
+                             "[1, ...])");
+        }
+        if (shape[0] != tensors_[0].shape()[0]) {
             throw ShapeError(
                 "a dataset's tensors share their first axis, one row per example; "
                 "tensor " +

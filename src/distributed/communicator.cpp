@@ -1,12 +1,14 @@
 // distributed::Communicator over MPI: all_reduce as a reduce-scatter by
 // MPI_Alltoallv (each rank summing its chunk in rank order) and an
 // MPI_Allgatherv, broadcast of parameters and optimizer state, and a check
-// before each all_reduce and broadcast of parameters that every rank passes
-// the same element count or parameter layout, so a mismatch throws on every
-// rank instead of hanging.
+// before each all_reduce and broadcast of parameters, in one collective, that
+// every rank passes the same element count and parameter layout, so a
+// mismatch throws on every rank instead of hanging.
+#include "distributed/agreement.hpp"
 #include "distributed/environment.hpp"
 #include <topos/distributed/communicator.hpp>
 
+#include <array>
 #include <climits>
 #include <string>
 
@@ -39,38 +41,31 @@ Parameters<T> unflattened(const Parameters<T>& like, const std::vector<T>& buffe
     return like.with_values(std::move(values));
 }
 
-// A 64-bit digest of the slots' shapes (FNV-1a), so that ranks can tell
-// whether they hold parameters of one layout.
 template <Element T>
-std::uint64_t layout_digest(const Parameters<T>& values) {
-    std::uint64_t digest = 14695981039346656037ull;
-    const auto mix = [&](std::uint64_t word) { digest = (digest ^ word) * 1099511628211ull; };
-    for (const Tensor<T>& value : values.values()) {
-        mix(value.shape().rank());
-        for (const std::size_t extent : value.shape().extents()) {
-            mix(extent);
-        }
-    }
-    return digest;
+Agreement layout_of(const Parameters<T>& values, std::string what = "the parameters' shapes") {
+    return detail::shapes_of(values.values(), std::move(what));
 }
 
-// Every rank's `word`; throws CommunicationError on every rank, naming
-// `what` and each rank's word, unless all are equal.
-void agree(MPI_Comm communicator, int size, std::uint64_t word, const std::string& what) {
-    std::vector<std::uint64_t> words(static_cast<std::size_t>(size));
+Agreement root_of(int root) {
+    return {"the broadcast's root",
+            static_cast<std::uint64_t>(static_cast<std::int64_t>(root)),
+            "rank " + std::to_string(root)};
+}
+
+// The root's parameters on every rank, once the ranks agree on their layout.
+template <Element T>
+Parameters<T> broadcast_values(MPI_Comm communicator, const Parameters<T>& parameters, int root) {
+    std::vector<T> buffer = flattened(parameters);
     detail::check(
-        MPI_Allgather(&word, 1, MPI_UINT64_T, words.data(), 1, MPI_UINT64_T, communicator),
-        "MPI_Allgather");
-    for (const std::uint64_t other : words) {
-        if (other != words.front()) {
-            std::string message = "the ranks disagree on " + what + ":";
-            for (std::size_t r = 0; r < words.size(); ++r) {
-                message += " rank " + std::to_string(r) + " has " + std::to_string(words[r]) +
-                           (r + 1 < words.size() ? "," : "");
-            }
-            throw CommunicationError(message);
-        }
-    }
+        MPI_Bcast(
+            buffer.data(), static_cast<int>(buffer.size()), datatype_of<T>(), root, communicator),
+        "MPI_Bcast");
+    return unflattened(parameters, buffer);
+}
+
+std::uint64_t broadcast_count(MPI_Comm communicator, std::uint64_t count, int root) {
+    detail::check(MPI_Bcast(&count, 1, MPI_UINT64_T, root, communicator), "MPI_Bcast");
+    return count;
 }
 
 void check_root(int root, int size) {
@@ -96,9 +91,19 @@ void Communicator::barrier() const {
     detail::check(MPI_Barrier(communicator_), "MPI_Barrier");
 }
 
+void Communicator::check_agreement(std::span<const Agreement> agreements) const {
+    detail::check_agreement(communicator_, size_, agreements);
+}
+
 template <Element T>
 std::vector<T> Communicator::all_reduce(std::span<const T> values) const {
-    agree(communicator_, size_, values.size(), "the number of elements to sum");
+    const Agreement count = detail::element_count(values.size(), "the number of elements to sum");
+    check_agreement(std::span(&count, 1));
+    return sum_in_rank_order(values);
+}
+
+template <Element T>
+std::vector<T> Communicator::sum_in_rank_order(std::span<const T> values) const {
     if (values.size() > static_cast<std::size_t>(INT_MAX)) {
         throw CommunicationError("all_reduce of " + std::to_string(values.size()) +
                                  " elements: MPI counts stop at 2^31 - 1");
@@ -160,9 +165,10 @@ std::vector<T> Communicator::all_reduce(std::span<const T> values) const {
 
 template <Element T>
 Parameters<T> Communicator::all_reduce(const Parameters<T>& values) const {
-    agree(communicator_, size_, layout_digest(values), "the parameters' shapes (a digest of them)");
+    const Agreement layout = layout_of(values);
+    check_agreement(std::span(&layout, 1));
     const std::vector<T> buffer = flattened(values);
-    return unflattened(values, all_reduce(std::span<const T>(buffer)));
+    return unflattened(values, sum_in_rank_order(std::span<const T>(buffer)));
 }
 
 template <Element T>
@@ -172,36 +178,33 @@ Tensor<T> Communicator::all_reduce(const Tensor<T>& value) const {
 
 template <Element T>
 Parameters<T> Communicator::broadcast(const Parameters<T>& parameters, int root) const {
+    const std::array agreements{root_of(root), layout_of(parameters)};
+    check_agreement(agreements);
     check_root(root, size_);
-    agree(communicator_,
-          size_,
-          layout_digest(parameters),
-          "the parameters' shapes (a digest of them)");
-    std::vector<T> buffer = flattened(parameters);
-    detail::check(
-        MPI_Bcast(
-            buffer.data(), static_cast<int>(buffer.size()), datatype_of<T>(), root, communicator_),
-        "MPI_Bcast");
-    return unflattened(parameters, buffer);
-}
-
-std::uint64_t Communicator::broadcast_count(std::uint64_t count, int root) const {
-    check_root(root, size_);
-    detail::check(MPI_Bcast(&count, 1, MPI_UINT64_T, root, communicator_), "MPI_Bcast");
-    return count;
+    return broadcast_values(communicator_, parameters, root);
 }
 
 template <Element T>
 optim::AdamState<T> Communicator::broadcast(const optim::AdamState<T>& state, int root) const {
+    const std::array agreements{root_of(root),
+                                layout_of(state.first_moment, "the first moments' shapes"),
+                                layout_of(state.second_moment, "the second moments' shapes")};
+    check_agreement(agreements);
+    check_root(root, size_);
     // A braced list is evaluated in order: every rank calls the collectives alike.
-    return {broadcast_count(state.steps, root),
-            broadcast(state.first_moment, root),
-            broadcast(state.second_moment, root)};
+    return {broadcast_count(communicator_, state.steps, root),
+            broadcast_values(communicator_, state.first_moment, root),
+            broadcast_values(communicator_, state.second_moment, root)};
 }
 
 template <Element T>
 optim::SgdState<T> Communicator::broadcast(const optim::SgdState<T>& state, int root) const {
-    return {broadcast_count(state.steps, root), broadcast(state.momentum, root)};
+    const std::array agreements{root_of(root),
+                                layout_of(state.momentum, "the momentum buffers' shapes")};
+    check_agreement(agreements);
+    check_root(root, size_);
+    return {broadcast_count(communicator_, state.steps, root),
+            broadcast_values(communicator_, state.momentum, root)};
 }
 
 template Parameters<float> Communicator::broadcast(const Parameters<float>&, int) const;
@@ -217,5 +220,7 @@ template Tensor<float> Communicator::all_reduce(const Tensor<float>&) const;
 template Tensor<double> Communicator::all_reduce(const Tensor<double>&) const;
 template std::vector<float> Communicator::all_reduce(std::span<const float>) const;
 template std::vector<double> Communicator::all_reduce(std::span<const double>) const;
+template std::vector<float> Communicator::sum_in_rank_order(std::span<const float>) const;
+template std::vector<double> Communicator::sum_in_rank_order(std::span<const double>) const;
 
 }  // namespace topos::distributed

@@ -1,9 +1,13 @@
 // DataParallel::shard and value_and_gradients: each rank's contiguous share of
-// the batch rows (the first rows % ranks ranks taking one more), and one
-// all_reduce of the loss and gradients, each weighted by the rank's share.
+// the batch rows (the first rows % ranks ranks taking one more), a check in
+// one collective that every rank passes the same global batch and parameter
+// shapes, and one all_reduce of the loss and gradients, each weighted by the
+// rank's share.
+#include "distributed/agreement.hpp"
 #include <topos/distributed/data_parallel.hpp>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,9 @@ data::BatchRange DataParallel<T>::shard(std::size_t rows) const {
 template <Element T>
 ValueAndGradients<T> DataParallel<T>::value_and_gradients(const Parameters<T>& parameters,
                                                           std::span<const Tensor<T>> inputs) const {
+    const std::array agreements{detail::shapes_of(inputs, "the global batch (every input's shape)"),
+                                detail::shapes_of(parameters.values(), "the parameters' shapes")};
+    world_.check_agreement(agreements);
     if (inputs.empty() || inputs.front().shape().rank() == 0) {
         throw Error("a data-parallel step needs inputs whose first axis is the batch");
     }
@@ -54,7 +61,7 @@ ValueAndGradients<T> DataParallel<T>::value_and_gradients(const Parameters<T>& p
                 return element * weight;
             });
     }
-    const std::vector<T> summed = world_.all_reduce(std::span<const T>(buffer));
+    const std::vector<T> summed = world_.sum_in_rank_order(std::span<const T>(buffer));
     std::vector<Tensor<T>> gradients;
     std::size_t offset = 1;
     for (const Tensor<T>& gradient : step.gradients.values()) {

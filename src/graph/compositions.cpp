@@ -171,6 +171,22 @@ void check_batch_norm(const Value<T>& input, std::initializer_list<const Value<T
     }
 }
 
+// One value per channel has no variance to learn from: its batch variance is
+// 0 and its output beta whatever the input, so training on it is refused, as
+// torch.nn.functional.batch_norm refuses it. No value at all (an empty batch)
+// is allowed: it trains nothing.
+void check_more_than_one_value_per_channel(const Shape& shape) {
+    std::size_t values = 1;
+    for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
+        values *= axis == 1 ? 1 : shape[axis];
+    }
+    require(values != 1,
+            "batch_norm",
+            "the input " + shape_text(shape) +
+                " holds one value per channel; training needs more than one to take a "
+                "variance (a batch of one row, or larger images)");
+}
+
 // (input - mean) * (rsqrt(variance + epsilon) * gamma) + beta, given the
 // centred input.
 template <Element T>
@@ -239,6 +255,7 @@ BatchNormTraining<T> batch_norm_training(const Value<T>& given_input,
     const auto [input, gamma, beta] =
         detail::on_one_tape("batch_norm", given_input, given_gamma, given_beta);
     check_batch_norm(input, {&gamma, &beta});
+    check_more_than_one_value_per_channel(input.shape());
     const detail::RecordScope scope(input);
     const Axes axes = statistics_axes(input.shape());
     const Value<T> mean = input.mean(axes);

@@ -432,15 +432,14 @@ private:
     // An axis: a whole number, negative to count from the last axis.
     [[gnu::noinline]] long long axis() {
         const bool negative = peek().kind == TokenKind::Minus;
-        if (negative) {
-            take();
-        }
+        const Token sign = negative ? take() : Token{};
         const Token token = take();
         if (token.kind != TokenKind::Number || !all_digits(token.text) || token.text.size() > 9) {
-            fail(at(token),
-                 "an axis is a whole number (negative counts from the last axis), "
-                 "found " +
-                     shown(token));
+            const bool signed_number = negative && token.kind == TokenKind::Number;
+            fail(signed_number ? at(sign) : at(token),
+                 "an axis is a whole number of at most 9 digits (negative counts from the last "
+                 "axis), found " +
+                     (signed_number ? "`-" + std::string(token.text) + "`" : shown(token)));
         }
         const long long magnitude = std::stoll(std::string(token.text));
         return negative ? -magnitude : magnitude;

@@ -4,11 +4,8 @@
 #include <topos/show/picture.hpp>
 
 #include <exception>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -85,19 +82,6 @@ CommandLine parse_arguments(std::span<const std::string> arguments) {
     return line;
 }
 
-std::optional<std::string> read_file(const std::string& file) {
-    if (file == "-") {
-        return std::string(std::istreambuf_iterator<char>(std::cin), {});
-    }
-    std::ifstream stream(file, std::ios::binary);
-    if (!stream) {
-        return std::nullopt;
-    }
-    std::ostringstream contents;
-    contents << stream.rdbuf();
-    return contents.str();
-}
-
 std::string why_no_svg(const CommandLine& line, const Readings& readings) {
     if (!show::Picture::can_lay_out()) {
         return "this build of topos cannot lay out pictures (it was built without Graphviz's "
@@ -139,7 +123,10 @@ std::string play_usage() {
            "(the picture laid out) or json (all of them as one JSON object).\n"
            "--target names the rank-0 statement to differentiate (default: the last),\n"
            "--observe a statement the plan keeps readable, --numerics the entry's\n"
-           "numerics (default: exact).\n";
+           "numerics (default: exact). FILE is a regular file; a program holds at\n"
+           "most " +
+           std::to_string(default_max_source_bytes) + " bytes and " +
+           std::to_string(default_max_statements) + " statements.\n";
 }
 
 int play(std::span<const std::string> arguments, std::ostream& out, std::ostream& err) {
@@ -154,14 +141,16 @@ int play(std::span<const std::string> arguments, std::ostream& out, std::ostream
         out << play_usage();
         return 0;
     }
-    const std::optional<std::string> source = read_file(line.file);
-    if (!source) {
-        err << "topos-play: cannot read `" << line.file << "`\n";
+    std::string source;
+    try {
+        source = line.file == "-" ? read_source(std::cin) : read_source(line.file);
+    } catch (const SourceError& error) {
+        err << "topos-play: " << error.what() << '\n';
         return 1;
     }
     line.options.svg = line.reading == "svg" || line.reading == "json";
     try {
-        const Readings readings = read(compile(*source), line.options);
+        const Readings readings = read(compile(source), line.options);
         return print_readings(line, readings, out, err);
     } catch (const std::exception& error) {  // a topos::Error, or a failure to allocate
         err << "topos-play: " << line.file << ": " << error.what() << '\n';

@@ -161,6 +161,11 @@ Shape Recorder::shape_of(const std::vector<std::size_t>& extents, Position at) c
 }
 
 void Recorder::record(const StatementSyntax& statement) {
+    if (statements_.size() >= limits_.max_statements) {
+        fail(statement.at,
+             "the program holds more than " + std::to_string(limits_.max_statements) +
+                 " statements (`b = a` counted too); the playground allows no more");
+    }
     if (const auto earlier = by_name_.find(statement.name); earlier != by_name_.end()) {
         fail(statement.at,
              "`" + statement.name + "` is already defined on line " +

@@ -100,7 +100,11 @@ std::size_t elements_per_channel(const Shape& input) {
     if (input.rank() < 2) {
         throw ShapeError("batch normalisation reads [N, C, ...]; got shape " + input.str());
     }
-    return input.elements() / input[1];
+    std::size_t count = 1;
+    for (std::size_t axis = 0; axis < input.rank(); ++axis) {
+        count *= axis == 1 ? 1 : input[axis];
+    }
+    return count;
 }
 
 template class BatchNorm<float>;

@@ -1,8 +1,11 @@
 // Checkpoint files on POSIX: a save written to a temporary file beside the
 // destination (through a symbolic link to its target), fsynced, renamed over
-// it and its folder synced, so a crash leaves the old file or the new one; and
-// SafetensorsReader, which refuses anything but a regular file and checks the
-// header's length against the file's size before reading by pread.
+// it and its folder synced, so a crash leaves the old file or the new one; the
+// temporary files of saves whose process died are removed by the next save.
+// Both a save and SafetensorsReader refuse, before opening anything, a path
+// that holds something other than a regular file or a symbolic link to one;
+// the reader checks the header's length against the file's size before
+// reading by pread.
 #include "model/checkpoint_file.hpp"
 
 #include <topos/core/error.hpp>
@@ -10,8 +13,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
+#include <csignal>
 #include <fcntl.h>
+#include <pthread.h>
+#include <string_view>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -59,15 +67,109 @@ std::string kind_of(mode_t mode) {
                           ", not a regular file: a checkpoint is a file checkpoint::save wrote");
 }
 
+// What a path is checked for: a save, which replaces it, or a load, which reads it.
+enum class Use {
+    Save,
+    Load
+};
+
+// Refuses `path` for `use`; `problem` says what it is ("is a FIFO ...").
+[[noreturn]] void refuse_path(const fs::path& path, Use use, const std::string& problem) {
+    const std::string origin = path.string();
+    if (use == Use::Load) {
+        throw CheckpointError("the checkpoint " + origin + ' ' + problem +
+                              ": a checkpoint is a file checkpoint::save wrote");
+    }
+    throw CheckpointError("could not save the checkpoint " + origin + ": it " + problem +
+                          "; a save replaces only a regular file or a symbolic link to one, or "
+                          "creates a new file where nothing is (" +
+                          origin + " is left as it was)");
+}
+
+// What the symbolic link at `path` holds, quoted.
+std::string link_text(const fs::path& path) {
+    std::error_code error;
+    const fs::path text = fs::read_symlink(path, error);
+    return error ? std::string("a path it cannot read back") : '"' + text.string() + '"';
+}
+
+// Refuses, before anything is opened, a path that cannot name a checkpoint
+// file: an empty one, one ending in '/' (a folder), and one holding anything
+// but a regular file or a symbolic link to one: a directory, a FIFO, a
+// device, a socket, a dangling link, a loop of links. Nothing at the path, or
+// a path that cannot be looked at, is left to the open or create that follows
+// (a save makes a new file; a load says why it could not open it).
+void refuse_unless_file(const fs::path& path, Use use) {
+    if (path.empty()) {
+        throw CheckpointError(use == Use::Save
+                                  ? "could not save a checkpoint: its path is empty (name a file, "
+                                    "e.g. \"model.safetensors\")"
+                                  : "could not load a checkpoint: its path is empty (name a file, "
+                                    "e.g. \"model.safetensors\")");
+    }
+    if (!path.has_filename()) {
+        refuse_path(path,
+                    use,
+                    "ends in '/', so it names a folder, not a file (name a file inside it, e.g. " +
+                        (path / "model.safetensors").string() + ")");
+    }
+
+    struct stat link {};
+
+    if (::lstat(path.c_str(), &link) != 0 || S_ISREG(link.st_mode)) {
+        return;
+    }
+    if (!S_ISLNK(link.st_mode)) {
+        refuse_path(path, use, "is " + kind_of(link.st_mode) + ", not a regular file");
+    }
+
+    struct stat target {};
+
+    if (::stat(path.c_str(), &target) != 0) {
+        const int error = errno;
+        if (error == ENOENT || error == ENOTDIR) {
+            refuse_path(path,
+                        use,
+                        "is a symbolic link to " + link_text(path) +
+                            ", which does not exist (a dangling link)");
+        }
+        if (error == ELOOP) {
+            refuse_path(path,
+                        use,
+                        "is a symbolic link that never reaches a file (a loop of symbolic "
+                        "links: " +
+                            reason(error) + ")");
+        }
+        refuse_path(path,
+                    use,
+                    "is a symbolic link to " + link_text(path) +
+                        ", which cannot be followed: " + reason(error));
+    }
+    if (!S_ISREG(target.st_mode)) {
+        refuse_path(path,
+                    use,
+                    "is a symbolic link to " + link_text(path) + ", which is " +
+                        kind_of(target.st_mode) + ", not a regular file");
+    }
+}
+
 // The file a save replaces: the target itself, or the file a symbolic link
-// names, so that saving through a link rewrites what it points to.
+// names, so that saving through a link rewrites what it points to and the
+// link stays. Refuses what refuse_unless_file refuses.
 fs::path destination_of(const fs::path& target) {
+    refuse_unless_file(target, Use::Save);
     std::error_code error;
     if (!fs::is_symlink(target, error)) {
         return target;
     }
     const fs::path resolved = fs::canonical(target, error);
-    return error ? target : resolved;
+    if (error) {
+        refuse_path(target,
+                    Use::Save,
+                    "is a symbolic link to " + link_text(target) +
+                        ", which cannot be followed: " + error.message());
+    }
+    return resolved;
 }
 
 // ".<name>.tmp-": what the temporary files of a save to `target` begin with.
@@ -83,6 +185,89 @@ fs::path temporary_path(const fs::path& destination) {
            (temporary_prefix(destination) + std::to_string(::getpid()) + '-' +
             std::to_string(counter.fetch_add(1)));
 }
+
+// The process that wrote the temporary file named `name` (temporary_prefix,
+// then "<pid>-<counter>"), or 0 when `name` is not one.
+pid_t writer_of(std::string_view name, const std::string& prefix) {
+    if (!name.starts_with(prefix)) {
+        return 0;
+    }
+    const std::string_view rest = name.substr(prefix.size());
+    const std::size_t dash = rest.find('-');
+    const auto digits = [](std::string_view text) {
+        return !text.empty() &&
+               std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (dash == std::string_view::npos || !digits(rest.substr(0, dash)) ||
+        !digits(rest.substr(dash + 1))) {
+        return 0;
+    }
+    pid_t pid = 0;
+    const auto [end, error] = std::from_chars(rest.data(), rest.data() + dash, pid);
+    return error == std::errc() && end == rest.data() + dash && pid > 0 ? pid : 0;
+}
+
+// Removes what saves to `destination` left behind when their process died
+// before it could (killed mid-save): the regular files named like its
+// temporary files whose writer no longer exists (kill(pid, 0) gives ESRCH).
+// A live process's temporary file, another checkpoint's and any other file
+// are left alone. Failures are ignored: the save has already succeeded.
+void remove_stale_temporaries(const fs::path& destination) {
+    const std::string prefix = temporary_prefix(destination);
+    std::error_code error;
+    fs::directory_iterator entries(fs::path(folder_of(destination)), error);
+    for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
+        const fs::path& path = entries->path();
+        const pid_t writer = writer_of(path.filename().native(), prefix);
+        std::error_code ignored;
+        if (writer == 0 || !entries->is_regular_file(ignored) || entries->is_symlink(ignored)) {
+            continue;
+        }
+        if (::kill(writer, 0) != 0 && errno == ESRCH) {
+            (void)::unlink(path.c_str());
+        }
+    }
+}
+
+// Blocks SIGXFSZ for the calling thread while it lives, so that a write past
+// the file-size limit (RLIMIT_FSIZE, `ulimit -f`) fails with EFBIG instead of
+// ending the process. A SIGXFSZ the writes raised is taken off the thread
+// before the previous mask returns, so it is never delivered later; one that
+// was pending before is left pending.
+class FileSizeSignalHeld {
+public:
+    FileSizeSignalHeld() {
+        sigemptyset(&only_);
+        sigaddset(&only_, SIGXFSZ);
+        sigset_t pending;
+        pending_before_ = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1;
+        held_ = pthread_sigmask(SIG_BLOCK, &only_, &previous_) == 0;
+    }
+
+    FileSizeSignalHeld(const FileSizeSignalHeld&) = delete;
+    FileSizeSignalHeld& operator=(const FileSizeSignalHeld&) = delete;
+
+    ~FileSizeSignalHeld() {
+        if (!held_) {
+            return;
+        }
+        const int saved_errno = errno;
+        sigset_t pending;
+        if (!pending_before_ && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ) == 1) {
+            const timespec now{0, 0};
+            while (sigtimedwait(&only_, nullptr, &now) < 0 && errno == EINTR) {
+            }
+        }
+        (void)pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+        errno = saved_errno;
+    }
+
+private:
+    sigset_t only_{};
+    sigset_t previous_{};
+    bool pending_before_ = false;
+    bool held_ = false;
+};
 
 // A file beside the destination that becomes it on commit(), and is removed
 // unless it did.
@@ -121,6 +306,7 @@ public:
     }
 
     void write_all(std::span<const std::byte> bytes) {
+        const FileSizeSignalHeld file_size_signal;
         std::uint64_t written = 0;
         while (written < bytes.size()) {
             const std::uint64_t asked =
@@ -157,8 +343,12 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what, int error) const {
+        const std::string hint =
+            error == EFBIG ? " (past the file-size limit of the process, ulimit -f, or the "
+                             "largest file the file system holds)"
+                           : "";
         throw CheckpointError("could not save the checkpoint " + destination_.string() + ": " +
-                              what + ": " + reason(error) + " (" + destination_.string() +
+                              what + ": " + reason(error) + hint + " (" + destination_.string() +
                               " is left as it was)");
     }
 
@@ -200,6 +390,8 @@ private:
 // A descriptor for `path`, refusing anything but a regular file before and
 // after opening it; O_NONBLOCK so that a FIFO put there in between cannot block.
 int open_regular_file(const fs::path& path, const std::string& origin) {
+    refuse_unless_file(path, Use::Load);
+
     struct stat status {};
 
     if (::stat(path.c_str(), &status) != 0) {
@@ -240,10 +432,12 @@ int FileDescriptor::close() {
 }
 
 void replace_file_atomically(const fs::path& target, std::span<const std::byte> bytes) {
-    TemporaryFile file(destination_of(target));
+    const fs::path destination = destination_of(target);
+    TemporaryFile file(destination);
     file.keep_permissions_of_destination();
     file.write_all(bytes);
     file.commit();
+    remove_stale_temporaries(destination);
 }
 
 SafetensorsReader::SafetensorsReader(const fs::path& path)
@@ -253,8 +447,33 @@ SafetensorsReader::SafetensorsReader(const fs::path& path)
         read_exactly(0, std::min<std::uint64_t>(file_size, safetensors_length_bytes));
     const std::uint64_t length = checked_header_length(prefix, file_size, origin_);
     payload_offset_ = safetensors_length_bytes + length;
-    header_ = parse_safetensors_header(
-        read_exactly(safetensors_length_bytes, length), file_size - payload_offset_, origin_);
+    header_ = parse_safetensors_header(read_header(length), file_size - payload_offset_, origin_);
+}
+
+// The header's `length` bytes, read a chunk at a time. A header whose bytes so
+// far already show it cannot be one (HeaderNesting) is parsed, and so refused,
+// at once: a hostile header of 100 MB costs the chunks read, not 100 MB.
+// Storage for the whole header is reserved only once it is longer than a few
+// chunks.
+std::vector<std::byte> SafetensorsReader::read_header(std::uint64_t length) const {
+    constexpr std::uint64_t chunk = std::uint64_t{1} << 20;
+    constexpr std::uint64_t chunks_before_reserving = 4;
+    std::vector<std::byte> header;
+    header.reserve(std::min(length, chunks_before_reserving * chunk));
+    HeaderNesting nesting;
+    while (header.size() < length) {
+        const std::uint64_t done = header.size();
+        if (done == chunks_before_reserving * chunk) {
+            header.reserve(length);
+        }
+        const std::vector<std::byte> more =
+            read_exactly(safetensors_length_bytes + done, std::min(chunk, length - done));
+        header.insert(header.end(), more.begin(), more.end());
+        if (nesting.refuses(more)) {
+            break;
+        }
+    }
+    return header;
 }
 
 std::vector<std::byte> SafetensorsReader::read_payload() {

@@ -40,14 +40,22 @@ private:
 };
 
 // Replaces `target` with a file holding `bytes`: written beside it under a
-// temporary name, synced, renamed over it, and its folder synced. A failure
+// temporary name, synced, renamed over it, and its folder synced. Through a
+// symbolic link the file it names is replaced and the link stays. Refuses
+// before creating anything an empty path, one ending in '/', and a path that
+// holds anything but a regular file or a link to one (a directory, FIFO,
+// device, socket, dangling link or loop of links). The writes hold SIGXFSZ
+// back, so a file-size limit gives EFBIG, not a killed process. A failure
 // removes the temporary file, leaves `target` as it was, and throws
-// CheckpointError naming the call that failed and why.
+// CheckpointError naming the call that failed and why. A save that succeeds
+// removes the temporary files that saves to the same file left when their
+// process died (".<name>.tmp-<pid>-<counter>" with no process <pid>).
 void replace_file_atomically(const std::filesystem::path& target, std::span<const std::byte> bytes);
 
 // A safetensors file opened for reading, its header read and validated; the
 // payload is read only when asked. Throws CheckpointError for anything that is
-// not a regular file holding a well-formed header.
+// not a regular file (or a symbolic link to one) holding a well-formed header:
+// what a save refuses to replace, a load refuses to read.
 class SafetensorsReader {
 public:
     explicit SafetensorsReader(const std::filesystem::path& path);
@@ -59,6 +67,7 @@ public:
     std::vector<std::byte> read_payload();
 
 private:
+    std::vector<std::byte> read_header(std::uint64_t length) const;
     std::vector<std::byte> read_exactly(std::uint64_t offset, std::uint64_t count) const;
 
     std::string origin_;

@@ -1,12 +1,16 @@
 // Checkpoints by name: a state_dict in the safetensors format, each parameter
-// under its name and in PyTorch's layout.
+// under its name and in PyTorch's layout. A save checks every name before it
+// writes anything: not empty, not "__metadata__", valid UTF-8, at most
+// longest_parameter_name bytes, and each used once.
 #include "model/checkpoint_file.hpp"
 #include "model/checkpoint_tensors.hpp"
 #include "model/safetensors.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/checkpoint.hpp>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +49,118 @@ Shape stored_shape(const NamedParameter& named, const Shape& recorded) {
                               recorded.str());
     }
     return Shape{recorded[1], recorded[0]};
+}
+
+// "3f": a byte in two hexadecimal digits.
+std::string byte_in_hex(unsigned char byte) {
+    static constexpr char digits[] = "0123456789abcdef";
+    return {digits[byte >> 4], digits[byte & 0xf]};
+}
+
+// The name as a message shows it: in quotes, every byte outside printable
+// ASCII, '"' and '\\' as \xNN, and a long name cut after 64 bytes.
+std::string printable_name(const std::string& name) {
+    constexpr std::size_t shown = 64;
+    std::string text = "\"";
+    for (std::size_t i = 0; i < name.size() && i < shown; ++i) {
+        const auto byte = static_cast<unsigned char>(name[i]);
+        if (byte >= 0x20 && byte < 0x7f && byte != '"' && byte != '\\') {
+            text += static_cast<char>(byte);
+        } else {
+            text += "\\x" + byte_in_hex(byte);
+        }
+    }
+    text += '"';
+    return name.size() > shown ? text + "... (" + std::to_string(name.size()) + " bytes)" : text;
+}
+
+// The offset of the first byte of `text` that is not well-formed UTF-8
+// (overlong forms, surrogates and code points past U+10FFFF are not), or
+// nothing when all of it is.
+std::optional<std::size_t> invalid_utf8_at(const std::string& text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto lead = static_cast<unsigned char>(text[i]);
+        std::size_t length = 0;
+        unsigned char low = 0x80;
+        unsigned char high = 0xbf;
+        if (lead < 0x80) {
+            length = 1;
+        } else if (lead >= 0xc2 && lead <= 0xdf) {
+            length = 2;
+        } else if (lead >= 0xe0 && lead <= 0xef) {
+            length = 3;
+            low = lead == 0xe0 ? 0xa0 : 0x80;
+            high = lead == 0xed ? 0x9f : 0xbf;
+        } else if (lead >= 0xf0 && lead <= 0xf4) {
+            length = 4;
+            low = lead == 0xf0 ? 0x90 : 0x80;
+            high = lead == 0xf4 ? 0x8f : 0xbf;
+        } else {
+            return i;
+        }
+        for (std::size_t k = 1; k < length; ++k) {
+            if (i + k >= text.size()) {
+                return i + k;
+            }
+            const auto next = static_cast<unsigned char>(text[i + k]);
+            if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xbf)) {
+                return i + k;
+            }
+        }
+        i += length;
+    }
+    return std::nullopt;
+}
+
+// Why `name` cannot name a tensor in a safetensors file, or "" when it can.
+std::string name_problem(const std::string& name) {
+    if (name.empty()) {
+        return "is empty: every tensor in a file needs a name";
+    }
+    if (name == "__metadata__") {
+        return "is reserved: a safetensors header keeps the file's metadata under it";
+    }
+    if (name.size() > longest_parameter_name) {
+        return "is " + std::to_string(name.size()) + " bytes long, more than the " +
+               std::to_string(longest_parameter_name) + " a checkpoint name may have";
+    }
+    if (const std::optional<std::size_t> at = invalid_utf8_at(name)) {
+        const std::string where = *at == name.size()
+                                      ? "it ends inside a character"
+                                      : "byte " + std::to_string(*at) + ", 0x" +
+                                            byte_in_hex(static_cast<unsigned char>(name[*at])) +
+                                            ", is out of place";
+        return "is not valid UTF-8 (" + where +
+               "), which the JSON header of a safetensors file requires";
+    }
+    return "";
+}
+
+// Checks every name before a save writes anything, so that a name the file
+// cannot hold leaves the previous file as it was.
+void check_names_storable(const std::filesystem::path& path,
+                          const std::vector<NamedParameter>& names) {
+    const auto refuse = [&](const std::string& problem) {
+        throw CheckpointError("could not save the checkpoint " + path.string() + ": " + problem +
+                              " (" + path.string() + " is left as it was)");
+    };
+    const auto position = [&](std::size_t i) {
+        return "names[" + std::to_string(i) + "], the parameter at node " +
+               std::to_string(names[i].symbol.index());
+    };
+    std::map<std::string, std::size_t> first_use;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string& name = names[i].name;
+        if (const std::string problem = name_problem(name); !problem.empty()) {
+            refuse("the name " + printable_name(name) + " (" + position(i) + ") " + problem);
+        }
+        if (const auto [used, first] = first_use.emplace(name, i); !first) {
+            refuse("the name " + printable_name(name) + " is given to two parameters (" +
+                   position(used->second) + "; " + position(i) +
+                   "): each tensor in a file needs its own name");
+        }
+    }
 }
 
 template <Element T>
@@ -111,6 +227,7 @@ void save(const std::filesystem::path& path,
           const Parameters<T>& parameters,
           const std::vector<NamedParameter>& names) {
     check_names_cover(parameters, names);
+    check_names_storable(path, names);
     std::vector<TensorToWrite> tensors;
     for (const NamedParameter& named : names) {
         const Tensor<T>& value = parameters.of(named.symbol);
@@ -144,15 +261,22 @@ Parameters<T> load(const std::filesystem::path& path,
     check_entries(reader.header(), parameters, names, options, mismatches);
     mismatches.throw_if_any(path.string(), "the model's named parameters");
     const std::vector<std::byte> payload = reader.read_payload();
+    // All slots replaced at once: Parameters::with copies every slot, so one
+    // call per name would make a load quadratic in the number of parameters.
+    std::vector<Tensor<T>> values(parameters.values().begin(), parameters.values().end());
+    std::map<std::uint32_t, std::size_t> slot_of;
+    for (std::size_t slot = 0; slot < parameters.symbols().size(); ++slot) {
+        slot_of.emplace(parameters.symbols()[slot].index(), slot);
+    }
     for (const NamedParameter& parameter : names) {
         const TensorEntry& entry = reader.header().tensors.at(parameter.name);
         const Tensor<T> stored = detail::from_little_endian<T>(
             std::span<const std::byte>(payload).subspan(entry.begin, entry.end - entry.begin),
             entry.shape);
-        parameters = parameters.with(parameter.symbol,
-                                     parameter.transposed_in_pytorch ? transposed(stored) : stored);
+        values[slot_of.at(parameter.symbol.index())] =
+            parameter.transposed_in_pytorch ? transposed(stored) : stored;
     }
-    return parameters;
+    return parameters.with_values(std::move(values));
 }
 
 template void save(const std::filesystem::path&,

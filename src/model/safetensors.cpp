@@ -1,31 +1,19 @@
-// The safetensors container read and written: the header length checked
-// against the file, the JSON header parsed with nlohmann/json (a key written
-// twice refused), each entry's dtype, shape and data_offsets checked, and the
-// offsets required to tile the payload with no overlap or gap; encoding writes
-// the header padded with spaces to a multiple of 8 bytes.
+// The safetensors container around its header: the header length checked
+// against the file, a whole file in memory split into header and payload, the
+// dtypes' sizes, and the encoder, which writes the header as compact JSON (keys
+// in byte order, strings escaped, UTF-8 checked) padded with spaces to a
+// multiple of 8 bytes. The header itself is read by safetensors_header.cpp.
 #include "model/safetensors.hpp"
 
 #include <topos/core/error.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
-#include <limits>
-#include <set>
-#include <sstream>
+#include <string_view>
 #include <utility>
 
 namespace topos::detail {
 namespace {
-
-using Json = nlohmann::json;
-
-struct Extent {
-    std::uint64_t begin;
-    std::uint64_t end;
-    std::string name;
-};
 
 [[noreturn]] void refuse(const std::string& origin, const std::string& problem) {
     throw CheckpointError(origin + " is not a valid safetensors file: " + problem);
@@ -45,201 +33,136 @@ void append_u64_le(std::vector<std::byte>& out, std::uint64_t value) {
     }
 }
 
-// The keys of every object of the header as the parser meets them, to refuse a
-// key written twice: nlohmann/json would keep the last silently, so two readers
-// could disagree about what the file holds.
-class DuplicateKeys {
-public:
-    bool observe(Json::parse_event_t event, const Json& parsed) {
-        if (event == Json::parse_event_t::object_start) {
-            open_objects_.emplace_back();
-        } else if (event == Json::parse_event_t::object_end && !open_objects_.empty()) {
-            open_objects_.pop_back();
-        } else if (event == Json::parse_event_t::key && !open_objects_.empty()) {
-            note_key(parsed.get<std::string>());
+// `text` with each byte that is not part of a well-formed UTF-8 character
+// written as \xNN, for a message about it.
+std::string printable(std::string_view text) {
+    constexpr std::string_view digits = "0123456789abcdef";
+    std::string shown;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t length = utf8_sequence_length(text.substr(at));
+        if (length == 0) {
+            const auto byte = static_cast<unsigned char>(text[at]);
+            shown += "\\x";
+            shown += digits[byte >> 4];
+            shown += digits[byte & 0xf];
+            ++at;
+        } else {
+            shown.append(text.substr(at, length));
+            at += length;
         }
-        return true;
     }
+    return shown;
+}
 
-    // The first key written twice, described, or "" when there is none.
-    const std::string& first() const { return first_; }
-
-private:
-    struct OpenObject {
-        std::set<std::string> keys;
-        std::string last_key;
-    };
-
-    void note_key(const std::string& key) {
-        OpenObject& object = open_objects_.back();
-        object.last_key = key;
-        if (object.keys.insert(key).second || !first_.empty()) {
-            return;
+// Appends `text` as a JSON string, escaped as nlohmann/json's dump escapes:
+// the quote, the backslash and the control characters (\b \f \n \r \t, the
+// others as \u00xx), everything else as it is. `what` names the string for
+// the CheckpointError that a string of malformed UTF-8 gets.
+void append_json_string(std::string& out, std::string_view text, const std::string& what) {
+    constexpr std::string_view digits = "0123456789abcdef";
+    out += '"';
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const auto byte = static_cast<unsigned char>(text[at]);
+        if (byte >= 0x80) {
+            const std::size_t length = utf8_sequence_length(text.substr(at));
+            if (length == 0) {
+                throw CheckpointError("cannot write a safetensors header: " + what + " \"" +
+                                      printable(text) + "\" is not well-formed UTF-8 (byte " +
+                                      std::to_string(at) + " of it, " + std::string("0x") +
+                                      digits[byte >> 4] + digits[byte & 0xf] +
+                                      ", begins no character), and JSON strings must be");
+            }
+            out.append(text.substr(at, length));
+            at += length;
+            continue;
         }
-        first_ =
-            open_objects_.size() == 1
-                ? "\"" + key + "\" appears twice in the header (a reader would keep one of them)"
-                : "\"" + key + "\" appears twice inside the entry of \"" +
-                      open_objects_.front().last_key + "\"";
+        switch (byte) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (byte < 0x20) {
+                    out += "\\u00";
+                    out += digits[byte >> 4];
+                    out += digits[byte & 0xf];
+                } else {
+                    out += static_cast<char>(byte);
+                }
+        }
+        ++at;
     }
+    out += '"';
+}
 
-    std::vector<OpenObject> open_objects_;
-    std::string first_;
+// One top-level member of the header being written: a tensor, or the metadata.
+struct Member {
+    std::string_view key;
+    const TensorToWrite* tensor;  // null for __metadata__
+    std::uint64_t begin;
+    std::uint64_t end;
 };
-
-Json parse_header_json(std::span<const std::byte> bytes, const std::string& origin) {
-    DuplicateKeys duplicates;
-    const auto* text = reinterpret_cast<const char*>(bytes.data());
-    Json header = Json::parse(
-        text,
-        text + bytes.size(),
-        [&duplicates](int, Json::parse_event_t event, Json& parsed) {
-            return duplicates.observe(event, parsed);
-        },
-        false);
-    if (header.is_discarded() || !header.is_object()) {
-        refuse(origin, "its header is not a JSON object");
-    }
-    if (!duplicates.first().empty()) {
-        refuse(origin, duplicates.first());
-    }
-    return header;
-}
-
-std::map<std::string, std::string> metadata_of(const Json& entry, const std::string& origin) {
-    if (!entry.is_object()) {
-        refuse(origin, "__metadata__ is not an object");
-    }
-    std::map<std::string, std::string> metadata;
-    for (const auto& [key, value] : entry.items()) {
-        if (!value.is_string()) {
-            refuse(origin, "__metadata__." + key + " is not a string");
-        }
-        metadata[key] = value.get<std::string>();
-    }
-    return metadata;
-}
-
-std::uint64_t unsigned_of(const Json& value, const std::string& origin, const std::string& what) {
-    if (!value.is_number_unsigned()) {
-        refuse(origin, what + " is not a non-negative integer");
-    }
-    return value.get<std::uint64_t>();
-}
-
-// The product of the nonzero extents, what a Shape's strides reach, must stay
-// within 2^60 - 1 (Shape's own limit), so no byte count can overflow.
-void check_element_count(std::span<const std::size_t> extents,
-                         const std::string& name,
-                         const std::string& origin) {
-    constexpr std::uint64_t largest_count = (std::uint64_t{1} << 60) - 1;
-    std::uint64_t count = 1;
-    for (const std::size_t extent : extents) {
-        if (extent != 0 && count > largest_count / extent) {
-            refuse(origin, "tensor \"" + name + "\" has more elements than fit in memory");
-        }
-        count *= extent == 0 ? 1 : extent;
-    }
-}
-
-Shape shape_of(const Json& entry, const std::string& name, const std::string& origin) {
-    const auto found = entry.find("shape");
-    if (found == entry.end() || !found->is_array() || found->size() > Shape::max_rank) {
-        refuse(origin,
-               "tensor \"" + name + "\" needs a shape: an array of at most " +
-                   std::to_string(Shape::max_rank) + " extents");
-    }
-    std::vector<std::size_t> extents;
-    for (const Json& extent : *found) {
-        const std::uint64_t value = unsigned_of(extent, origin, "an extent of \"" + name + "\"");
-        if (value > std::numeric_limits<std::uint32_t>::max()) {
-            refuse(origin, "an extent of \"" + name + "\" is implausibly large");
-        }
-        extents.push_back(static_cast<std::size_t>(value));
-    }
-    check_element_count(extents, name, origin);
-    try {
-        return Shape(std::span<const std::size_t>(extents));
-    } catch (const ShapeError& error) {
-        refuse(origin, "tensor \"" + name + "\" has no valid shape: " + error.what());
-    }
-}
-
-// elements * dtype size, or refuses when it overflows.
-std::uint64_t byte_count(const Shape& shape,
-                         std::size_t size,
-                         const std::string& name,
-                         const std::string& origin) {
-    std::uint64_t count = size;
-    for (const std::size_t extent : shape.extents()) {
-        if (extent != 0 && count > std::numeric_limits<std::uint64_t>::max() / extent) {
-            refuse(origin, "tensor \"" + name + "\" has more elements than fit in memory");
-        }
-        count *= extent;
-    }
-    return count;
-}
-
-Extent extent_of(const Json& entry, const std::string& name, const std::string& origin) {
-    const auto found = entry.find("data_offsets");
-    if (found == entry.end() || !found->is_array() || found->size() != 2) {
-        refuse(origin, "tensor \"" + name + "\" needs data_offsets: [begin, end]");
-    }
-    const std::uint64_t begin = unsigned_of((*found)[0], origin, "the begin of \"" + name + "\"");
-    const std::uint64_t end = unsigned_of((*found)[1], origin, "the end of \"" + name + "\"");
-    if (end < begin) {
-        refuse(origin, "tensor \"" + name + "\" ends before it begins");
-    }
-    return {begin, end, name};
-}
-
-std::string dtype_of(const Json& entry, const std::string& name, const std::string& origin) {
-    const auto found = entry.find("dtype");
-    if (found == entry.end() || !found->is_string() ||
-        safetensors_dtype_size(found->get<std::string>()) == 0) {
-        refuse(origin, "tensor \"" + name + "\" needs a dtype safetensors defines (F32, F64, ...)");
-    }
-    return found->get<std::string>();
-}
-
-std::string byte_range(std::uint64_t begin, std::uint64_t end) {
-    return "bytes " + std::to_string(begin) + ".." + std::to_string(end);
-}
-
-// The extents must tile the payload exactly: no overlap, no hole, nothing after.
-void check_tiling(std::vector<Extent> extents, std::uint64_t payload, const std::string& origin) {
-    std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {
-        return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
-    });
-    std::uint64_t covered = 0;
-    const Extent* previous = nullptr;
-    for (const Extent& extent : extents) {
-        if (extent.begin < covered) {
-            refuse(origin,
-                   "tensor \"" + extent.name + "\" (" + byte_range(extent.begin, extent.end) +
-                       " of the payload) overlaps another, \"" + previous->name + "\" (" +
-                       byte_range(previous->begin, previous->end) + ")");
-        }
-        if (extent.begin > covered) {
-            refuse(origin,
-                   byte_range(covered, extent.begin) +
-                       " of the payload belong to no tensor (a gap before \"" + extent.name +
-                       "\")");
-        }
-        covered = extent.end;
-        previous = &extent;
-    }
-    if (covered != payload) {
-        refuse(origin,
-               "the tensors cover " + std::to_string(covered) + " bytes of a payload of " +
-                   std::to_string(payload) + ": " + byte_range(covered, payload) +
-                   " belong to no tensor");
-    }
-}
 
 }  // namespace
 
-std::size_t safetensors_dtype_size(const std::string& dtype) {
+std::size_t utf8_sequence_length(std::string_view bytes) {
+    if (bytes.empty()) {
+        return 0;
+    }
+    const auto at = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+    const unsigned char lead = at(0);
+    if (lead < 0x80) {
+        return 1;
+    }
+    std::size_t length = 0;
+    // The range of the second byte, which excludes overlong forms, surrogates
+    // and code points above U+10FFFF (RFC 3629, section 4).
+    unsigned char low = 0x80;
+    unsigned char high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3;
+        low = lead == 0xe0 ? 0xa0 : 0x80;
+        high = lead == 0xed ? 0x9f : 0xbf;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4;
+        low = lead == 0xf0 ? 0x90 : 0x80;
+        high = lead == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (bytes.size() < length || at(1) < low || at(1) > high) {
+        return 0;
+    }
+    for (std::size_t i = 2; i < length; ++i) {
+        if ((at(i) & 0xc0) != 0x80) {
+            return 0;
+        }
+    }
+    return length;
+}
+
+std::size_t safetensors_dtype_size(std::string_view dtype) {
     static const std::array<std::pair<const char*, std::size_t>, 15> sizes{{
         {"BOOL", 1},
         {"U8", 1},
@@ -290,39 +213,6 @@ std::uint64_t checked_header_length(std::span<const std::byte> prefix,
     return length;
 }
 
-SafetensorsHeader parse_safetensors_header(std::span<const std::byte> json,
-                                           std::uint64_t payload_size,
-                                           const std::string& origin) {
-    SafetensorsHeader result;
-    result.payload_size = payload_size;
-    const Json header = parse_header_json(json, origin);
-    std::vector<Extent> extents;
-    for (const auto& [name, entry] : header.items()) {
-        if (name == "__metadata__") {
-            result.metadata = metadata_of(entry, origin);
-            continue;
-        }
-        if (!entry.is_object()) {
-            refuse(origin, "the entry of tensor \"" + name + "\" is not an object");
-        }
-        const std::string dtype = dtype_of(entry, name, origin);
-        const Shape shape = shape_of(entry, name, origin);
-        const Extent extent = extent_of(entry, name, origin);
-        const std::uint64_t size = byte_count(shape, safetensors_dtype_size(dtype), name, origin);
-        if (extent.end - extent.begin != size || extent.end > payload_size) {
-            std::ostringstream problem;
-            problem << "tensor \"" << name << "\" of " << dtype << ' ' << shape << " needs " << size
-                    << " bytes; its data_offsets [" << extent.begin << ", " << extent.end
-                    << "] do not fit a payload of " << payload_size;
-            refuse(origin, problem.str());
-        }
-        extents.push_back(extent);
-        result.tensors.emplace(name, TensorEntry{dtype, shape, extent.begin, extent.end});
-    }
-    check_tiling(std::move(extents), payload_size, origin);
-    return result;
-}
-
 SafetensorsFile parse_safetensors(std::span<const std::byte> bytes, const std::string& origin) {
     const std::uint64_t length = checked_header_length(bytes, bytes.size(), origin);
     const std::span<const std::byte> after_length = bytes.subspan(safetensors_length_bytes);
@@ -335,21 +225,66 @@ SafetensorsFile parse_safetensors(std::span<const std::byte> bytes, const std::s
 
 std::vector<std::byte> encode_safetensors(const std::vector<TensorToWrite>& tensors,
                                           const std::map<std::string, std::string>& metadata) {
-    Json header = Json::object();
-    if (!metadata.empty()) {
-        header["__metadata__"] = metadata;
-    }
+    // Keys in byte order (std::string's order), as a JSON object held in a
+    // std::map writes them; the payload keeps the order given.
+    std::vector<Member> members;
+    members.reserve(tensors.size() + 1);
     std::uint64_t offset = 0;
     for (const TensorToWrite& tensor : tensors) {
-        const std::uint64_t end = offset + tensor.bytes.size();
-        header[tensor.name] = {{"dtype", tensor.dtype},
-                               {"shape",
-                                std::vector<std::size_t>(tensor.shape.extents().begin(),
-                                                         tensor.shape.extents().end())},
-                               {"data_offsets", {offset, end}}};
-        offset = end;
+        if (tensor.name == "__metadata__") {
+            throw CheckpointError(
+                "cannot write a safetensors header: a tensor may not be named __metadata__, the "
+                "key safetensors keeps for the file's metadata");
+        }
+        members.push_back({tensor.name, &tensor, offset, offset + tensor.bytes.size()});
+        offset += tensor.bytes.size();
     }
-    std::string text = header.dump();
+    if (!metadata.empty()) {
+        members.push_back({"__metadata__", nullptr, 0, 0});
+    }
+    std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+        return a.key < b.key;
+    });
+    const auto twice =
+        std::adjacent_find(members.begin(), members.end(), [](const Member& a, const Member& b) {
+            return a.key == b.key;
+        });
+    if (twice != members.end()) {
+        throw CheckpointError("cannot write a safetensors header: the tensor name \"" +
+                              printable(twice->key) +
+                              "\" is given twice, and a header holds each name once");
+    }
+    std::string text = "{";
+    for (const Member& member : members) {
+        if (text.size() > 1) {
+            text += ',';
+        }
+        if (member.tensor == nullptr) {
+            text += "\"__metadata__\":{";
+            bool first = true;
+            for (const auto& [key, value] : metadata) {
+                text += first ? "" : ",";
+                first = false;
+                append_json_string(text, key, "the metadata key");
+                text += ':';
+                append_json_string(text, value, "the metadata value of \"" + printable(key) + "\"");
+            }
+            text += '}';
+            continue;
+        }
+        const TensorToWrite& tensor = *member.tensor;
+        append_json_string(text, tensor.name, "the tensor name");
+        text += ":{\"data_offsets\":[" + std::to_string(member.begin) + ',' +
+                std::to_string(member.end) + "],\"dtype\":";
+        append_json_string(text, tensor.dtype, "the dtype of a tensor");
+        text += ",\"shape\":[";
+        const std::span<const std::size_t> extents = tensor.shape.extents();
+        for (std::size_t axis = 0; axis < extents.size(); ++axis) {
+            text += (axis == 0 ? "" : ",") + std::to_string(extents[axis]);
+        }
+        text += "]}";
+    }
+    text += '}';
     text.append((8 - text.size() % 8) % 8, ' ');
     std::vector<std::byte> out;
     out.reserve(8 + text.size() + offset);
@@ -361,6 +296,40 @@ std::vector<std::byte> encode_safetensors(const std::vector<TensorToWrite>& tens
         out.insert(out.end(), tensor.bytes.begin(), tensor.bytes.end());
     }
     return out;
+}
+
+bool HeaderNesting::refuses(std::span<const std::byte> more) {
+    for (const std::byte byte : more) {
+        if (refused_) {
+            break;
+        }
+        const auto c = static_cast<char>(byte);
+        if (in_string_) {
+            if (escaped_) {
+                escaped_ = false;
+            } else if (c == '\\') {
+                escaped_ = true;
+            } else if (c == '"') {
+                in_string_ = false;
+            }
+            continue;
+        }
+        if (!started_) {
+            if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                continue;
+            }
+            started_ = true;
+            refused_ = c != '{';
+        }
+        if (c == '"') {
+            in_string_ = true;
+        } else if (c == '{' || c == '[') {
+            refused_ = ++depth_ > safetensors_header_depth;
+        } else if ((c == '}' || c == ']') && depth_ > 0) {
+            --depth_;
+        }
+    }
+    return refused_;
 }
 
 }  // namespace topos::detail

@@ -5,7 +5,10 @@
 // checked in the order it is read: the header length against the file's size,
 // then the header against the payload's size, and only then may the payload
 // be read; a file that is not a well-formed container is refused with
-// CheckpointError, never read past.
+// CheckpointError, never read past. The header is read in one pass by a parser
+// of exactly this schema (safetensors_header.cpp): its memory grows with what
+// the header declares, never with how deeply it nests, and its refusals name
+// the byte of the header where the problem is.
 #pragma once
 
 #include <topos/core/shape.hpp>
@@ -15,6 +18,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace topos::detail {
@@ -24,6 +28,12 @@ inline constexpr std::uint64_t safetensors_header_limit = 100'000'000;
 
 // The bytes of the header length that opens every file.
 inline constexpr std::size_t safetensors_length_bytes = 8;
+
+// The deepest nesting a header may have: the header object, an entry, and an
+// array inside the entry (its shape or data_offsets). A value of a key the
+// schema does not know may nest only as far; an array or object below that is
+// refused at its first byte.
+inline constexpr std::size_t safetensors_header_depth = 3;
 
 // One tensor as the header describes it; its bytes are [begin, end) of the payload.
 struct TensorEntry {
@@ -62,20 +72,47 @@ std::uint64_t checked_header_length(std::span<const std::byte> prefix,
                                     const std::string& origin);
 
 // Parses the JSON header and checks every entry against a payload of
-// `payload_size` bytes: dtypes, shapes, offsets, tiling, no duplicate keys.
+// `payload_size` bytes: dtypes, shapes, offsets, tiling, no duplicate keys,
+// strings of well-formed UTF-8, at most safetensors_header_depth levels.
 SafetensorsHeader parse_safetensors_header(std::span<const std::byte> json,
                                            std::uint64_t payload_size,
                                            const std::string& origin);
+
+// Follows a header's bytes as they are read, chunk by chunk, for what makes a
+// header hostile before it is complete: a first value that is not an object,
+// or brackets (outside strings) nested deeper than safetensors_header_depth.
+// When it sees either, parse_safetensors_header on the bytes read so far
+// refuses the header at that byte, so a reader need not read on.
+class HeaderNesting {
+public:
+    // Whether the bytes so far, ending with `more`, show either.
+    bool refuses(std::span<const std::byte> more);
+
+private:
+    std::size_t depth_ = 0;
+    bool started_ = false;
+    bool in_string_ = false;
+    bool escaped_ = false;
+    bool refused_ = false;
+};
 
 // Parses and validates a whole file held in memory.
 SafetensorsFile parse_safetensors(std::span<const std::byte> bytes, const std::string& origin);
 
 // The bytes of a file holding `tensors` in the order given, header padded with
-// spaces to a multiple of 8 bytes so every payload is 8-byte aligned.
+// spaces to a multiple of 8 bytes so every payload is 8-byte aligned. The
+// header is compact JSON with its keys in byte order, at both levels. Throws
+// CheckpointError for a name, metadata key or value that is not well-formed
+// UTF-8, a name given twice, or a tensor named __metadata__.
 std::vector<std::byte> encode_safetensors(const std::vector<TensorToWrite>& tensors,
                                           const std::map<std::string, std::string>& metadata);
 
 // The bytes an element type occupies, or 0 for a dtype safetensors does not define.
-std::size_t safetensors_dtype_size(const std::string& dtype);
+std::size_t safetensors_dtype_size(std::string_view dtype);
+
+// The length (1 to 4) of the UTF-8 sequence that begins `bytes`, or 0 when none
+// does: a stray continuation byte, an overlong form, a surrogate, a code point
+// above U+10FFFF, or a sequence cut short.
+std::size_t utf8_sequence_length(std::string_view bytes);
 
 }  // namespace topos::detail

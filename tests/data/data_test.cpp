@@ -10,14 +10,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace topos::data {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -92,6 +96,21 @@ TEST(Dataset, NeedsTensorsThatShareTheirFirstAxis) {
         },
         ::testing::ThrowsMessage<ShapeError>(HasSubstr("tensor 1 is [4]")));
     EXPECT_THROW((void)Dataset<double>({}), ShapeError);
+}
+
+TEST(Dataset, SaysAScalarTensorLacksALeadingBatchAxisNamingItOnce) {
+    const std::string expected =
+        "tensor 1 of a dataset has shape [], a scalar: each tensor needs a leading batch axis, "
+        "one row per example";
+    EXPECT_THAT(
+        [] {
+            (void)Dataset<double>({numbered({3}), Tensor<double>(2.0)});
+        },
+        ::testing::ThrowsMessage<ShapeError>(
+            AllOf(HasSubstr(expected), Not(HasSubstr("tensor 0")))));
+    EXPECT_THAT([] { (void)Dataset<float>({Tensor<float>(1.0f)}); },
+                ::testing::ThrowsMessage<ShapeError>(
+                    HasSubstr("tensor 0 of a dataset has shape [], a scalar")));
 }
 
 std::vector<Batch<double>> every_batch(Epoch<double> epoch) {
@@ -185,10 +204,67 @@ TEST(Progress, RewritesOneLineInPlaceOnATerminal) {
     }
     progress.finish();
     const std::string text = screen.str();
-    EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 3);
+    // The first and the last step; the second too if a tenth of a second passed.
+    EXPECT_GE(std::count(text.begin(), text.end(), '\r'), 2);
+    EXPECT_LE(std::count(text.begin(), text.end(), '\r'), 3);
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
     EXPECT_THAT(text, HasSubstr("3 steps in "));
     EXPECT_THAT(text, Not(HasSubstr("examples/s")));
+}
+
+TEST(Progress, RedrawsInPlaceAtMostTenTimesASecond) {
+    std::ostringstream screen;
+    const auto started = std::chrono::steady_clock::now();
+    Progress progress(20000, {.out = &screen, .in_place = true});
+    for (std::size_t step = 0; step < 20000; ++step) {
+        progress.update(step, 0.5);
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::string text = screen.str();
+    const auto redraws = std::count(text.begin(), text.end(), '\r');
+    // The first and the last step, and one redraw per tenth of a second.
+    EXPECT_LE(static_cast<double>(redraws), 3 + seconds * 10) << seconds << " s";
+    EXPECT_THAT(text, HasSubstr("step 20000/20000  loss 0.5"));
+}
+
+TEST(Progress, FinishDrawsTheLatestStepOfALoopThatEndsEarlyAndEndsItsLine) {
+    std::ostringstream screen;
+    Progress progress(100, {.out = &screen, .in_place = true});
+    for (std::size_t step = 0; step < 50; ++step) {
+        progress.update(step, 0.25);
+    }
+    progress.finish();
+    const std::string text = screen.str();
+    EXPECT_THAT(text, HasSubstr("\rstep  50/100  loss 0.25"));
+    EXPECT_THAT(text, HasSubstr("\x1b[K\n50 steps in "));
+}
+
+TEST(Progress, TimesAShortLoopToThreeSignificantDigits) {
+    std::ostringstream log;
+    Progress progress(1, {.out = &log, .in_place = false});
+    progress.update(0, 1.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    progress.finish();
+    EXPECT_THAT(log.str(),
+                ::testing::MatchesRegex(".*\n1 step in 0[.]0*[1-9][0-9][0-9] seconds\n"));
+}
+
+TEST(Progress, ALoopOfUnknownLengthCountsStepsWithoutATotal) {
+    std::ostringstream log;
+    Progress progress(0, {.out = &log, .in_place = false});
+    for (std::size_t step = 0; step < 150; ++step) {
+        progress.update(step, 2.0, 8);
+    }
+    std::vector<std::string> lines;
+    std::istringstream in(log.str());
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_THAT(lines[0], ::testing::StartsWith("step 1  loss 2  "));
+    EXPECT_THAT(lines[1], ::testing::StartsWith("step 101  loss 2  "));
+    EXPECT_THAT(log.str(), AllOf(Not(HasSubstr("/0")), Not(HasSubstr("left"))));
 }
 
 TEST(Progress, WritesDurationsInTheLargestUnits) {

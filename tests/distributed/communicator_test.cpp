@@ -175,6 +175,42 @@ TEST(Communicator, RanksWithParametersOfOtherShapesAllThrowBeforeBroadcasting) {
     EXPECT_THROW((void)world.broadcast(network.parameters()), CommunicationError);
 }
 
+TEST(Communicator, RanksThatNameDifferentRootsAllThrowBeforeBroadcasting) {
+    const Communicator world;
+    if (world.size() == 1) {
+        GTEST_SKIP() << "needs two ranks or more";
+    }
+    const Network<double> network = two_slot_network();
+    try {
+        (void)world.broadcast(network.parameters(), world.rank() == 0 ? 0 : 1);
+        FAIL() << "a broadcast with two roots returned";
+    } catch (const CommunicationError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("the ranks disagree on the broadcast's root: rank 0 has rank 0; "),
+                  std::string::npos)
+            << message;
+    }
+}
+
+TEST(Communicator, ADisagreementGroupsTheRanksByWhatTheyHold) {
+    const Communicator world;
+    if (world.size() != 3 && world.size() != 4) {
+        GTEST_SKIP() << "written for three or four ranks";
+    }
+    const bool odd = world.rank() % 2 == 1;
+    const Agreement agreement{"the colour", odd ? 1U : 2U, odd ? "red" : "blue"};
+    const std::string expected =
+        world.size() == 3
+            ? "the ranks disagree on the colour: ranks 0 and 2 have blue; rank 1 has red"
+            : "the ranks disagree on the colour: ranks 0 and 2 have blue; ranks 1 and 3 have red";
+    try {
+        world.check_agreement(std::span(&agreement, 1));
+        FAIL() << "check_agreement returned";
+    } catch (const CommunicationError& error) {
+        EXPECT_EQ(std::string(error.what()), expected);
+    }
+}
+
 TEST(Communicator, ABroadcastRootOutsideTheGroupIsRefused) {
     const Communicator world;
     const Network<double> network = two_slot_network();
@@ -271,6 +307,28 @@ TEST(DataParallel, TheStepMatchesOneProcessOnTheGlobalBatchAndIsTheSameOnEveryRa
     }
     if (world.size() > 1) {
         EXPECT_GT(parallel.bytes_per_step(), 0U);
+    }
+}
+
+TEST(DataParallel, RanksThatHoldGlobalBatchesOfOtherRowsAllThrowNamingEachBatch) {
+    const Communicator world;
+    if (world.size() == 1) {
+        GTEST_SKIP() << "needs two ranks or more";
+    }
+    Classifier classifier;
+    const DataParallel<double> parallel(world, classifier.loss);
+    const std::size_t rows = world.rank() == 1 ? 59 : 60;
+    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
+    try {
+        (void)parallel.value_and_gradients(classifier.model.parameters(), x, labels_of(rows));
+        FAIL() << "a step over batches of 59 and 60 rows returned";
+    } catch (const CommunicationError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("the ranks disagree on the global batch (every input's shape)"),
+                  std::string::npos)
+            << message;
+        EXPECT_NE(message.find("rank 1 has [59, 4], [59]"), std::string::npos) << message;
+        EXPECT_NE(message.find("[60, 4], [60]"), std::string::npos) << message;
     }
 }
 

@@ -68,6 +68,17 @@ TEST(AnswerJson, ASyntaxErrorAnswersItsPlace) {
     EXPECT_EQ(test::json_error(answer), "");
 }
 
+TEST(AnswerJson, AProgramBeyondTheByteLimitAnswersTheSizeErrorAtItsPlace) {
+    const std::string program = "a = parameter [2]\nloss = sum(a)\n# " +
+                                std::string(2 * default_max_source_bytes, 'x') + "\n";
+    const std::string answer = answer_json(program, {});
+    EXPECT_THAT(answer,
+                StartsWith("{\"error\": {\"message\": \"line 3, column 1048545: the program is "
+                           "longer than 1048576 bytes"));
+    EXPECT_THAT(answer, HasSubstr("\"line\": 3, \"column\": 1048545}}"));
+    EXPECT_EQ(test::json_error(answer), "");
+}
+
 TEST(AnswerJson, AnOptionNamingNoStatementAnswersAnErrorWithNoPlace) {
     ReadingOptions options;
     options.target = "nowhere";

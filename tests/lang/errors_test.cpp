@@ -107,6 +107,13 @@ TEST(ProgramErrors, AFunctionGivenTheWrongOperandsSaysWhatItTakes) {
     EXPECT_ERROR_AT(error_of("a = sum_along(1, 0.5)"), 1, 18, "an axis is a whole number");
 }
 
+TEST(ProgramErrors, AnAxisTooLongIsQuotedWithItsSign) {
+    EXPECT_ERROR_AT(
+        error_of("a = sum_along(1, -9223372036854775808)"), 1, 18, "found `-9223372036854775808`");
+    EXPECT_ERROR_AT(
+        error_of("a = sum_along(1, 12345678901)"), 1, 18, "at most 9 digits (negative counts");
+}
+
 TEST(ProgramErrors, AnUnknownFunctionListsTheFunctions) {
     EXPECT_ERROR_AT(error_of("a = 1\nb = square(a)"), 2, 5, "the functions are tanh, exp, ln");
 }
@@ -207,6 +214,41 @@ TEST(ProgramErrors, ProgramsBeyondTheWorkLimitAreRefused) {
 TEST(ProgramErrors, ProgramsBeyondTheNodeLimitAreRefused) {
     EXPECT_ERROR_AT(
         error_of("a = 1 + 2 + 3", {.max_nodes = 4}), 1, 11, "records more than 4 nodes");
+}
+
+TEST(ProgramErrors, ASourceBeyondTheByteLimitIsRefusedAtItsFirstBytePastIt) {
+    EXPECT_NO_THROW(compile("a = 1\nb = 2222", {.max_source_bytes = 14}));
+    EXPECT_ERROR_AT(error_of("a = 1\nb = 22222", {.max_source_bytes = 14}),
+                    2,
+                    9,
+                    "the program is longer than 14 bytes, the most the playground reads");
+    EXPECT_ERROR_AT(error_of("a = 12345", {.max_source_bytes = 4}), 1, 5, "longer than 4 bytes");
+    const std::string comment =
+        "a = parameter [2]\n# " + std::string(default_max_source_bytes, 'x');
+    EXPECT_ERROR_AT(error_of(comment),
+                    2,
+                    default_max_source_bytes - 18 + 1,
+                    "the program is longer than 1048576 bytes");
+}
+
+TEST(ProgramErrors, ASourceBeyondTheByteLimitIsRefusedBeforeAnyLineIsRead) {
+    // The first line's mistake would be reported first were the lines read.
+    EXPECT_ERROR_AT(error_of("a = $\nb = 2\n", {.max_source_bytes = 8}), 2, 3, "longer than 8");
+}
+
+TEST(ProgramErrors, StatementsThatRecordNoNodeCountAgainstTheStatementLimit) {
+    EXPECT_ERROR_AT(error_of("a = parameter [2]\nb = a\nc = b\nd = c\n", {.max_statements = 3}),
+                    4,
+                    1,
+                    "the program holds more than 3 statements");
+    std::string aliases = "a = parameter [2]\n";
+    for (int i = 0; i < 20000; ++i) {
+        aliases += "b" + std::to_string(i) + " = a\n";
+    }
+    EXPECT_ERROR_AT(error_of(aliases + "loss = sum(a)\n"),
+                    default_max_statements + 1,
+                    1,
+                    "the program holds more than 16384 statements (`b = a` counted too)");
 }
 
 TEST(ProgramErrors, NestingBeyondTheDepthLimitIsRefused) {

@@ -1,19 +1,25 @@
 // topos-play's command line, run in process: every reading under a heading by
 // default, one alone with --reading, the options reaching the readings, a
-// program error on standard error with status 1, usage errors with status 2.
+// program error on standard error with status 1, usage errors with status 2;
+// only regular files read, and no file or standard input read past the limit.
 #include "json_check.hpp"
 #include "program_files.hpp"
 #include <topos/lang/play.hpp>
+#include <topos/lang/program.hpp>
 #include <topos/lang/readings.hpp>
 #include <topos/show/picture.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
+#include <streambuf>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace topos::lang {
@@ -133,6 +139,87 @@ TEST(PlayCommand, AMissingFileHasStatusOne) {
     const Played result = played({"/nonexistent/program.tp"});
     EXPECT_EQ(result.status, 1);
     EXPECT_THAT(result.err, HasSubstr("cannot read `/nonexistent/program.tp`"));
+}
+
+TEST(PlayCommand, ADirectoryIsRefusedNamingWhatItIs) {
+    const std::string folder = ::testing::TempDir();
+    const Played result = played({folder});
+    EXPECT_EQ(result.status, 1);
+    EXPECT_EQ(result.err,
+              "topos-play: cannot read `" + folder +
+                  "`: it is a directory; a program is read from a regular file (or - for "
+                  "standard input)\n");
+}
+
+TEST(PlayCommand, DevicesAndFifosAreRefusedWithoutBeingRead) {
+    EXPECT_THAT(played({"/dev/null"}).err, HasSubstr("`/dev/null`: it is a character device"));
+    EXPECT_THAT(played({"/dev/zero"}).err, HasSubstr("`/dev/zero`: it is a character device"));
+    const std::filesystem::path fifo = std::filesystem::path(::testing::TempDir()) / "program.fifo";
+    std::filesystem::remove(fifo);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const Played result = played({fifo.string()});  // with no writer: opening it must not wait
+    EXPECT_EQ(result.status, 1);
+    EXPECT_THAT(result.err, HasSubstr("it is a FIFO"));
+    std::filesystem::remove(fifo);
+}
+
+TEST(PlayCommand, AFileBeyondTheByteLimitIsRefusedNamingFileLineAndColumn) {
+    const std::string file = written(
+        "huge.tp", "a = parameter [2]\n# " + std::string(3 * default_max_source_bytes, 'x'));
+    const Played result = played({file});
+    EXPECT_EQ(result.status, 1);
+    EXPECT_EQ(result.err,
+              "topos-play: " + file +
+                  ": line 2, column 1048559: the program is longer than 1048576 bytes, the most "
+                  "the playground reads; this is its first byte past them\n");
+}
+
+// An endless standard input ('#' then 'x' for ever, as far as `most` bytes),
+// counting the bytes it hands out.
+class EndlessInput : public std::streambuf {
+public:
+    explicit EndlessInput(std::size_t most) : most_(most) {}
+
+    std::size_t served() const { return served_; }
+
+protected:
+    int_type underflow() override {
+        if (served_ >= most_) {
+            return traits_type::eof();
+        }
+        chunk_.assign(4096, 'x');
+        if (served_ == 0) {
+            chunk_[0] = '#';
+        }
+        served_ += chunk_.size();
+        setg(chunk_.data(), chunk_.data(), chunk_.data() + chunk_.size());
+        return traits_type::to_int_type(chunk_[0]);
+    }
+
+private:
+    std::size_t most_;
+    std::size_t served_ = 0;
+    std::string chunk_;
+};
+
+TEST(PlayCommand, StandardInputIsReadNoFurtherThanTheByteLimit) {
+    EndlessInput endless(std::size_t{64} << 20);
+    std::streambuf* const saved = std::cin.rdbuf(&endless);
+    const Played result = played({"-"});
+    std::cin.rdbuf(saved);
+    EXPECT_EQ(result.status, 1);
+    EXPECT_THAT(result.err,
+                HasSubstr("topos-play: -: line 1, column 1048577: the program is longer"));
+    EXPECT_LE(endless.served(), default_max_source_bytes + 8192);
+}
+
+TEST(ReadSource, ReadsOneByteBeyondTheLimitAndNoMore) {
+    const std::string file = written("hundred.tp", std::string(100, '#'));
+    EXPECT_EQ(read_source(file, {.max_source_bytes = 10}), std::string(11, '#'));
+    EXPECT_EQ(read_source(file, {.max_source_bytes = 100}), std::string(100, '#'));
+    std::istringstream stream(std::string(100, '#'));
+    EXPECT_EQ(read_source(stream, {.max_source_bytes = 10}), std::string(11, '#'));
+    EXPECT_THROW((void)read_source("/nonexistent/program.tp"), SourceError);
 }
 
 TEST(PlayCommand, UsageErrorsHaveStatusTwoAndPrintTheUsage) {

@@ -307,5 +307,30 @@ TEST(BatchNorm, RefusesStatisticsOfAnotherShapeAndASingleElement) {
     EXPECT_THROW((void)norm.update(start, start.mean, start.variance, 1), ShapeError);
 }
 
+TEST(BatchNorm, TrainingOnOneValuePerChannelIsRefusedAsTorchRefusesIt) {
+    for (const Shape& shape : {Shape{1, 3}, Shape{1, 3, 1, 1}}) {
+        Tape<double> tape;
+        const BatchNorm<double> norm(tape, 3);
+        const Value<double> x = tape.input(Tensor<double>::filled(shape, 0.5));
+        try {
+            (void)norm.training(x);
+            FAIL() << "training over " << shape << " was recorded";
+        } catch (const ShapeError& error) {
+            EXPECT_NE(std::string(error.what()).find("holds one value per channel"),
+                      std::string::npos)
+                << error.what();
+        }
+        EXPECT_NO_THROW((void)norm.inference(x, norm.statistics_inputs(tape)));
+    }
+}
+
+TEST(BatchNorm, AnEmptyBatchStillRecordsAndCountsNoElementsPerChannel) {
+    Tape<double> tape;
+    const BatchNorm<double> norm(tape, 3);
+    EXPECT_NO_THROW((void)norm.training(tape.input(Tensor<double>::filled(Shape{0, 3, 2}, 0.5))));
+    EXPECT_EQ(elements_per_channel(Shape{0, 3, 2}), 0U);
+    EXPECT_EQ(elements_per_channel(Shape{4, 0, 2, 3}), 24U);
+}
+
 }  // namespace
 }  // namespace topos

@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -170,6 +172,93 @@ TEST(NamedCheckpoint, RefusesAnUnnamedParameterOnSaveAndStrangersOnLoad) {
         checkpoint::load(torch_file, network, fc_only, {.strict = false});
     EXPECT_TRUE(test::bit_equal(partial.of(net.conv1.parameters()[0]),
                                 network.parameters().of(net.conv1.parameters()[0])));
+}
+
+// Saves a Linear by name, then tries a save with names[1] renamed to
+// `bad_name`: it must be refused with a message holding `says`, and the file
+// must still load as the first save wrote it.
+void expect_name_refused_and_file_kept(const std::string& bad_name,
+                                       const std::vector<std::string>& says) {
+    const ScratchFolder folder("named_bad_name");
+    const std::filesystem::path path = folder / "fc.safetensors";
+    Tape<float> tape;
+    const Linear<float> fc(tape, 3, 2, init::xavier(6));
+    const Network<float> network = std::move(tape).into_network();
+    const std::vector<NamedParameter> names = named_parameters({{"fc", fc}});
+    const Parameters<float> good = network.parameters();
+    checkpoint::save(path, good, names);
+
+    std::vector<NamedParameter> renamed = names;
+    renamed[1].name = bad_name;
+    Parameters<float> other = good;
+    for (const Symbol symbol : other.symbols()) {
+        other = other.with(symbol, other.of(symbol) + Tensor<float>(1.0f));
+    }
+    std::string message;
+    try {
+        checkpoint::save(path, other, renamed);
+        ADD_FAILURE() << "the save with the name " << bad_name.size() << " bytes long succeeded";
+    } catch (const CheckpointError& error) {
+        message = error.what();
+    }
+    for (const std::string& part : says) {
+        EXPECT_THAT(message, HasSubstr(part));
+    }
+    EXPECT_THAT(message, HasSubstr("is left as it was"));
+    const Parameters<float> loaded = checkpoint::load(path, network, names);
+    for (const NamedParameter& named : names) {
+        EXPECT_TRUE(test::bit_equal(loaded.of(named.symbol), good.of(named.symbol))) << named.name;
+    }
+    EXPECT_EQ(folder.entries(), std::set<std::string>{"fc.safetensors"});
+}
+
+TEST(NamedCheckpoint, SaveRefusesTheReservedNameMetadataAndKeepsTheLastGoodFile) {
+    expect_name_refused_and_file_kept(
+        "__metadata__",
+        {"the name \"__metadata__\" (names[1], the parameter at node ", ") is reserved"});
+}
+
+TEST(NamedCheckpoint, SaveRefusesAnEmptyName) {
+    expect_name_refused_and_file_kept("", {"the name \"\" (names[1], ", "is empty"});
+}
+
+TEST(NamedCheckpoint, SaveRefusesANameThatIsNotUtf8NamingTheByte) {
+    expect_name_refused_and_file_kept(
+        "fc.b\xff"
+        "ias",
+        {R"(the name "fc.b\xffias" (names[1], )",
+         "not valid UTF-8 (byte 4, 0xff, is out of place)"});
+    expect_name_refused_and_file_kept("fc.\xe2\x82", {"it ends inside a character"});
+    expect_name_refused_and_file_kept("\xed\xa0\x80", {"byte 1, 0xa0"});  // a UTF-16 surrogate
+    expect_name_refused_and_file_kept("\xc0\xae", {"byte 0, 0xc0"});      // an overlong '.'
+}
+
+TEST(NamedCheckpoint, SaveRefusesANameLongerThanTheLimit) {
+    expect_name_refused_and_file_kept(
+        std::string(checkpoint::longest_parameter_name + 1, 'a'),
+        {"\"" + std::string(64, 'a') + "\"... (1025 bytes) (names[1], ",
+         "is 1025 bytes long, more than the 1024 a checkpoint name may have"});
+}
+
+TEST(NamedCheckpoint, SaveRefusesANameGivenToTwoParameters) {
+    expect_name_refused_and_file_kept(
+        "fc.weight",
+        {"the name \"fc.weight\" is given to two parameters (names[0], the parameter at node ",
+         "; names[1], the parameter at node ",
+         "): each tensor in a file needs its own name"});
+}
+
+TEST(NamedCheckpoint, SaveKeepsNamesAtTheLimitAndInOtherScripts) {
+    const ScratchFolder folder("named_good_names");
+    Tape<float> tape;
+    const Linear<float> fc(tape, 3, 2, init::xavier(7));
+    const Network<float> network = std::move(tape).into_network();
+    std::vector<NamedParameter> names = named_parameters({{"fc", fc}});
+    names[0].name = std::string(checkpoint::longest_parameter_name, 'w');
+    names[1].name = "fc.\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";  // é € and an emoji
+    checkpoint::save(folder / "fc.safetensors", network.parameters(), names);
+    const Parameters<float> loaded = checkpoint::load(folder / "fc.safetensors", network, names);
+    EXPECT_TRUE(test::bit_equal(loaded.values()[1], network.parameters().values()[1]));
 }
 
 Tensor<float> tensor_of(const nlohmann::json& document, const std::string& key) {

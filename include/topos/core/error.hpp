@@ -73,4 +73,10 @@ public:
     using Error::Error;
 };
 
+// A CSV file is not a readable table of numbers (data::read_csv).
+class CsvError : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace topos

@@ -18,7 +18,8 @@ Tensor<T> rows(const Tensor<T>& tensor, std::span<const std::size_t> positions);
 template <Element T>
 class Dataset {
 public:
-    // Throws ShapeError unless every tensor has rank >= 1 and one first extent.
+    // Throws ShapeError for no tensors, for a rank-0 tensor (each needs a
+    // leading batch axis), and for tensors whose first extents differ.
     explicit Dataset(std::vector<Tensor<T>> tensors);
 
     // The number of examples: the tensors' first extent.

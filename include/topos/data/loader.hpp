@@ -1,7 +1,13 @@
 // data::Loader: a dataset's examples in batches, epoch after epoch, in a
 // seeded shuffled order (the same on every platform), as torch's DataLoader
-// serves them. While the caller trains on one batch, the next is gathered on a
-// worker thread, so a training step never waits for its rows.
+// serves them. While the caller trains on one batch, the next ones (up to
+// `prefetch_depth` of them) are gathered on one worker thread that lives as
+// long as the loader and its epochs, so a step that takes longer than
+// gathering a batch finds its rows ready, and taking a ready batch costs a
+// lock, not a thread. Batches that gather faster than `gather_inline_below`
+// (rows of a table in memory) are gathered when taken instead: waking a
+// thread costs more than they do. A caller never waits for the worker to
+// wake: a batch it has not begun is gathered where it is taken.
 //
 //   data::Loader<float> loader(data::Dataset<float>({images, labels}), {.batch_size = 50});
 //   for (std::size_t epoch = 0; epoch < 10; ++epoch) {
@@ -15,9 +21,9 @@
 #include <topos/data/batches.hpp>
 #include <topos/data/dataset.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <future>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -30,8 +36,11 @@ struct LoaderOptions {
     std::size_t batch_size = 1;
     bool shuffle = true;  // a fresh order each epoch; off, the dataset's own order
     std::uint64_t seed = 0;
-    bool drop_last = false;  // drop the last batch when it is short
-    bool prefetch = true;    // gather the next batch on a worker thread
+    bool drop_last = false;          // drop the last batch when it is short
+    bool prefetch = true;            // gather the next batches on a worker thread
+    std::size_t prefetch_depth = 4;  // how many batches may be gathered ahead
+    // Batches that take less to gather (on average) are gathered when taken.
+    std::chrono::nanoseconds gather_inline_below = std::chrono::microseconds(20);
 };
 
 // One batch of an epoch: where it stands, the examples it holds and their rows.
@@ -52,10 +61,17 @@ struct Batch {
 template <Element T>
 class Epoch;
 
+namespace detail {
+struct Prefetcher;
+template <Element T>
+struct BatchShelf;
+}  // namespace detail
+
 template <Element T>
 class Loader {
 public:
-    // Throws Error for a batch size of 0.
+    // Throws Error for a batch size of 0, or a prefetch depth of 0 with
+    // prefetching on.
     Loader(Dataset<T> dataset, LoaderOptions options);
 
     // The batches of one epoch, the last short unless drop_last.
@@ -78,12 +94,21 @@ private:
     std::shared_ptr<const Dataset<T>> dataset_;
     LoaderOptions options_;
     std::vector<BatchRange> ranges_;
+    std::shared_ptr<detail::Prefetcher> prefetcher_;  // null without prefetching
 };
 
 // One pass of a Loader over its dataset, batch by batch (what Loader::epoch returns).
 template <Element T>
 class Epoch {
 public:
+    Epoch(Epoch&&) noexcept = default;
+    Epoch& operator=(Epoch&&) noexcept = default;
+    Epoch(const Epoch&) = delete;
+    Epoch& operator=(const Epoch&) = delete;
+
+    // Batches still being gathered for it are dropped.
+    ~Epoch();
+
     // The next batch, or nothing after the last.
     std::optional<Batch<T>> next();
 
@@ -130,22 +155,32 @@ private:
           std::size_t epoch,
           std::vector<std::size_t> order,
           std::vector<BatchRange> ranges,
-          bool prefetch);
+          std::shared_ptr<detail::Prefetcher> prefetcher,
+          const LoaderOptions& options);
 
     static Batch<T> gather(const Dataset<T>& dataset,
                            std::size_t epoch,
                            std::size_t index,
                            std::vector<std::size_t> positions);
+    static Batch<T> timed_gather(detail::Prefetcher& prefetcher,
+                                 const Dataset<T>& dataset,
+                                 std::size_t epoch,
+                                 std::size_t index,
+                                 std::vector<std::size_t> positions);
     std::vector<std::size_t> positions_of(std::size_t index) const;
-    void prepare(std::size_t index);
+    void request_ahead();
+    Batch<T> take_prepared();
 
     std::shared_ptr<const Dataset<T>> dataset_;
     std::size_t epoch_;
     std::vector<std::size_t> order_;
     std::vector<BatchRange> ranges_;
-    bool prefetch_;
+    std::shared_ptr<detail::Prefetcher> prefetcher_;  // null: each batch gathered when taken
+    std::shared_ptr<detail::BatchShelf<T>> shelf_;
+    std::size_t depth_;
+    std::chrono::nanoseconds inline_below_;
     std::size_t next_ = 0;
-    std::future<Batch<T>> prepared_;
+    std::size_t requested_ = 0;
 };
 
 extern template class Loader<float>;

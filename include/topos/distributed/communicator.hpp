@@ -16,6 +16,12 @@
 // errors are returned, not fatal, and thrown as CommunicationError. An
 // exception that escapes main on one rank calls MPI_Abort, so the other ranks
 // stop (mpirun ends them) instead of waiting in a collective for ever.
+//
+// Ranks that pass disagreeing things are refused before anything is summed or
+// sent: each collective first gathers, in one MPI_Allgather, a word per thing
+// every rank must hold alike (the element count, a digest of the parameters'
+// shapes, a data-parallel step's global batch), and every rank throws the same
+// CommunicationError, naming what differs and what each rank holds.
 #pragma once
 
 #include <topos/core/error.hpp>
@@ -27,6 +33,7 @@
 #include <cstdint>
 #include <mpi.h>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace topos::distributed {
@@ -36,6 +43,18 @@ class CommunicationError : public Error {
 public:
     using Error::Error;
 };
+
+// One thing every rank of a collective must hold alike: the word that compares
+// it (a count, or a digest of shapes), what it is, and how this rank's reads,
+// for the message that names what each rank holds when they differ.
+struct Agreement {
+    std::string what;         // "the number of elements to sum"
+    std::uint64_t word = 0;   // equal on every rank exactly when they agree
+    std::string description;  // "12 elements", "[60, 30] and [60]"
+};
+
+template <Element T>
+class DataParallel;
 
 class Communicator {
 public:
@@ -77,6 +96,12 @@ public:
     template <Element T>
     std::vector<T> all_reduce(std::span<const T> values) const;
 
+    // Checks, in one collective, that every rank holds the same `agreements`
+    // (each rank passes as many, in the same order). When one differs, every
+    // rank throws CommunicationError naming the first that differs and what
+    // each rank holds.
+    void check_agreement(std::span<const Agreement> agreements) const;
+
     // Blocks until every rank has called it.
     void barrier() const;
 
@@ -87,7 +112,13 @@ public:
     MPI_Comm handle() const { return communicator_; }
 
 private:
-    std::uint64_t broadcast_count(std::uint64_t count, int root) const;
+    template <Element T>
+    friend class DataParallel;
+
+    // The sum over the ranks in rank order, once the ranks are known to agree
+    // on the element count.
+    template <Element T>
+    std::vector<T> sum_in_rank_order(std::span<const T> values) const;
 
     MPI_Comm communicator_;
     int rank_ = 0;

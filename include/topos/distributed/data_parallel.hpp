@@ -35,7 +35,11 @@ public:
     data::BatchRange shard(std::size_t rows) const;
 
     // The global loss and gradients of `inputs` (the global batch), the same on
-    // every rank. Throws Error when the global batch has fewer rows than ranks.
+    // every rank. Every rank must pass the same global batch shapes and
+    // parameter shapes: checked first, in one collective, so that ranks that
+    // disagree (one with 59 rows, the others with 60) all throw
+    // CommunicationError naming what each holds. Throws Error when the global
+    // batch has fewer rows than ranks.
     ValueAndGradients<T> value_and_gradients(const Parameters<T>& parameters,
                                              std::span<const Tensor<T>> inputs) const;
 

@@ -6,7 +6,8 @@
 //
 // prints every reading under a heading, then the summary line; `--reading`
 // prints one (spec, derivative, plan, stablehlo, values, picture, svg,
-// summary, json). FILE `-` is standard input.
+// summary, json). FILE is a regular file, or `-` for standard input, read no
+// further than the source bound (read_source in <topos/lang/program.hpp>).
 #pragma once
 
 #include <topos/lang/readings.hpp>

@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,9 +66,29 @@ public:
     using Error::Error;
 };
 
+// A program's source cannot be read: its file is missing or unreadable, or is
+// not a regular file (a directory, a FIFO, a device). The message names the file.
+class SourceError : public Error {
+public:
+    using Error::Error;
+};
+
+// The most bytes a program's source may hold, by default (1 MiB): over three
+// thousand times the walk-through's, and room for max_nodes statements of sixty
+// bytes each.
+inline constexpr std::size_t default_max_source_bytes = std::size_t{1} << 20;
+
+// The most statements a program may hold, by default, those that record no
+// node (`b = a` names a's node again) included.
+inline constexpr std::size_t default_max_statements = 16384;
+
 // Bounds that keep every program's recording and readings small: what passes
 // them records, differentiates, lowers and runs in well under a second.
 struct Limits {
+    // Bytes of the source, checked before any of it is read: a longer source
+    // is refused at its first byte past the bound.
+    std::size_t max_source_bytes = default_max_source_bytes;
+    std::size_t max_statements = default_max_statements;  // statements, b = a included
     std::size_t max_depth = 64;        // parentheses, calls and operators nested in one expression
     std::size_t max_elements = 65536;  // elements of any one value
     std::size_t max_nodes = 16384;     // nodes the program records
@@ -116,8 +137,18 @@ private:
     std::vector<Statement> statements_;
 };
 
-// Reads and records `source`; throws ProgramError at the first mistake.
+// Reads and records `source`; throws ProgramError at the first mistake, a
+// source longer than limits.max_source_bytes before reading any of it.
 Program compile(std::string_view source, const Limits& limits = {});
+
+// The source of the program in the regular file `file`: at most
+// limits.max_source_bytes + 1 of its bytes, so that compile refuses a longer
+// one without the rest being read. Throws SourceError, naming the file, for a
+// file that cannot be opened or read and for anything but a regular file.
+std::string read_source(const std::string& file, const Limits& limits = {});
+
+// The same from a stream (standard input): at most max_source_bytes + 1 bytes.
+std::string read_source(std::istream& stream, const Limits& limits = {});
 
 // The seed of the payload of a source declared on `line`: the line number, so
 // moving a statement changes its values and nothing else does. Payloads are

@@ -22,6 +22,7 @@
 #include <topos/model/optim.hpp>
 #include <topos/run/parameters.hpp>
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -32,10 +33,27 @@ namespace topos::checkpoint {
 std::string tensor_name(Symbol parameter);
 
 // Writes `parameters` (and an optimizer's state) to `path`, replacing it
-// atomically: written beside it, synced, renamed over it, its folder synced.
+// atomically: written beside it under the temporary name
+// ".<name>.tmp-<pid>-<counter>", synced, renamed over it, its folder synced.
 // A failed save leaves the previous file as it was, and a concurrent load sees
 // the previous file or the new one. Throws CheckpointError naming the call
 // that failed and why.
+//
+// `path` must hold a regular file, a symbolic link to one (the file it names
+// is replaced and the link stays), or nothing (a new file is made). Refused
+// with CheckpointError before anything is created or opened: an empty path, a
+// path ending in '/', and a path holding a directory, a FIFO, a device, a
+// socket, a dangling symbolic link or a loop of links (load refuses the same).
+// Past a file-size limit (RLIMIT_FSIZE, `ulimit -f`) the save throws
+// CheckpointError ("File too large") instead of the process being killed:
+// SIGXFSZ is blocked for the calling thread during the writes, and one they
+// raise is discarded before the thread's signal mask is restored.
+// A save that succeeds removes the temporary files of saves to the same file
+// whose process no longer exists (killed mid-save); those of live processes,
+// and every other file, are left alone. (Process ids are those of this
+// machine's pid namespace: a folder shared with another machine or container
+// may see its in-flight temporary files taken for stale ones, which makes
+// that save fail, never the checkpoint.)
 template <Element T>
 void save(const std::filesystem::path& path, const Parameters<T>& parameters);
 template <Element T>
@@ -51,9 +69,11 @@ void save(const std::filesystem::path& path,
 // must be present under its name with the network's element type and shape,
 // and every other tensor must be a buffer of the optimizer the file declares,
 // for a parameter of the network, with its element type and shape. Throws
-// CheckpointError for a path that is not a regular file and for a malformed
-// file (checked before its payload is read), naming every tensor that does
-// not match and why.
+// CheckpointError for a path that is not a regular file or a symbolic link to
+// one (the paths save refuses: empty, ending in '/', a directory, FIFO,
+// device, socket, dangling link or loop of links; none of them is opened) and
+// for a malformed file (checked before its payload is read), naming every
+// tensor that does not match and why.
 template <Element T>
 Parameters<T> load(const std::filesystem::path& path, const Network<T>& network);
 
@@ -64,8 +84,17 @@ optim::SgdState<T> load_sgd_state(const std::filesystem::path& path, const Netwo
 template <Element T>
 optim::AdamState<T> load_adam_state(const std::filesystem::path& path, const Network<T>& network);
 
+// The longest name a parameter may have in a checkpoint by name, in bytes.
+inline constexpr std::size_t longest_parameter_name = 1024;
+
 // Writes every parameter under its name in `names`, which must name each
 // parameter of `parameters` once (CheckpointError names one that is not).
+// Every name is checked before anything is written, so the previous file is
+// left as it was: CheckpointError names (quoted, bytes outside printable ASCII
+// as \xNN, cut after 64 bytes) and places (names[i] and its node) a name that
+// is empty, is "__metadata__" (reserved by safetensors), is longer than
+// longest_parameter_name bytes, is not valid UTF-8, or is given to two
+// parameters. The path is checked as the other saves check it.
 template <Element T>
 void save(const std::filesystem::path& path,
           const Parameters<T>& parameters,
