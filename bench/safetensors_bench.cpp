@@ -4,8 +4,8 @@
 // {"a": repeated. Beside each time, heap_peak_MiB is the most heap the call
 // held at once beyond what was live before it (every operator new counted),
 // and rss_MiB the process's peak resident set so far.
+#include "heap_peak.hpp"
 #include "model/safetensors.hpp"
-#include "peak_memory.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
@@ -14,91 +14,13 @@
 
 #include <benchmark/benchmark.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <malloc.h>
-#include <new>
 #include <span>
 #include <string>
 #include <vector>
-
-namespace {
-
-std::atomic<std::size_t> live_bytes{0};
-std::atomic<std::size_t> peak_bytes{0};
-
-void* counted(void* block) {
-    if (block == nullptr) {
-        throw std::bad_alloc();
-    }
-    const std::size_t now = live_bytes += malloc_usable_size(block);
-    std::size_t peak = peak_bytes.load();
-    while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
-    }
-    return block;
-}
-
-void uncounted(void* block) {
-    if (block != nullptr) {
-        live_bytes -= malloc_usable_size(block);
-        std::free(block);
-    }
-}
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-    return counted(std::malloc(size == 0 ? 1 : size));
-}
-
-void* operator new[](std::size_t size) {
-    return counted(std::malloc(size == 0 ? 1 : size));
-}
-
-void* operator new(std::size_t size, std::align_val_t align) {
-    const auto alignment = static_cast<std::size_t>(align);
-    return counted(std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment));
-}
-
-void* operator new[](std::size_t size, std::align_val_t align) {
-    return operator new(size, align);
-}
-
-void operator delete(void* block) noexcept {
-    uncounted(block);
-}
-
-void operator delete[](void* block) noexcept {
-    uncounted(block);
-}
-
-void operator delete(void* block, std::size_t) noexcept {
-    uncounted(block);
-}
-
-void operator delete[](void* block, std::size_t) noexcept {
-    uncounted(block);
-}
-
-void operator delete(void* block, std::align_val_t) noexcept {
-    uncounted(block);
-}
-
-void operator delete[](void* block, std::align_val_t) noexcept {
-    uncounted(block);
-}
-
-void operator delete(void* block, std::size_t, std::align_val_t) noexcept {
-    uncounted(block);
-}
-
-void operator delete[](void* block, std::size_t, std::align_val_t) noexcept {
-    uncounted(block);
-}
 
 namespace {
 
@@ -108,20 +30,6 @@ using topos::Network;
 using topos::Shape;
 using topos::Tape;
 using topos::Tensor;
-
-// Runs `call` once per iteration; records the largest heap it held at once.
-template <class Call>
-void measure(benchmark::State& state, Call call) {
-    double heap_peak = 0;
-    for (auto _ : state) {
-        const std::size_t before = live_bytes.load();
-        peak_bytes = before;
-        call();
-        heap_peak = std::max(heap_peak, static_cast<double>(peak_bytes.load() - before));
-    }
-    state.counters["heap_peak_MiB"] = heap_peak / (1024.0 * 1024.0);
-    state.counters["rss_MiB"] = bench::peak_resident_mib();
-}
 
 std::span<const std::byte> bytes_of(const std::string& text) {
     return std::as_bytes(std::span<const char>(text.data(), text.size()));
@@ -141,7 +49,7 @@ std::string header_of(std::size_t count) {
 void parse_header_of_100k_tensors(benchmark::State& state) {
     const std::size_t count = 100'000;
     const std::string header = header_of(count);
-    measure(state, [&] {
+    bench::measure_heap(state, [&] {
         const auto parsed =
             topos::detail::parse_safetensors_header(bytes_of(header), 16 * count, "bench");
         benchmark::DoNotOptimize(parsed.tensors.size());
@@ -163,7 +71,7 @@ void parse_100_MB_of_empty_tensors(benchmark::State& state) {
         ++count;
     }
     header += "}";
-    measure(state, [&] {
+    bench::measure_heap(state, [&] {
         const auto parsed = topos::detail::parse_safetensors_header(bytes_of(header), 0, "bench");
         benchmark::DoNotOptimize(parsed.tensors.size());
     });
@@ -184,7 +92,7 @@ void refuse(const std::string& header) {
 
 void refuse_100_MB_of_brackets(benchmark::State& state) {
     const std::string header(topos::detail::safetensors_header_limit, '[');
-    measure(state, [&] { refuse(header); });
+    bench::measure_heap(state, [&] { refuse(header); });
 }
 
 BENCHMARK(refuse_100_MB_of_brackets)->Unit(benchmark::kMillisecond);
@@ -195,7 +103,7 @@ void refuse_100_MB_of_nested_objects(benchmark::State& state) {
     while (header.size() + 5 <= topos::detail::safetensors_header_limit) {
         header += "{\"a\":";
     }
-    measure(state, [&] { refuse(header); });
+    bench::measure_heap(state, [&] { refuse(header); });
 }
 
 BENCHMARK(refuse_100_MB_of_nested_objects)->Unit(benchmark::kMillisecond);
@@ -217,7 +125,7 @@ void load_refusing_100_MB_of_brackets(benchmark::State& state) {
         (void)tape.parameter(Tensor<float>::filled(Shape{4}, 1.0f));
         return std::move(tape).into_network();
     }();
-    measure(state, [&] {
+    bench::measure_heap(state, [&] {
         try {
             (void)topos::checkpoint::load(path, network);
         } catch (const CheckpointError& error) {
@@ -250,8 +158,9 @@ void load_checkpoint_by_node(benchmark::State& state) {
     const ManyParameters model = many_parameters(count);
     const fs::path path = fs::temp_directory_path() / "topos_bench_by_node.safetensors";
     topos::checkpoint::save(path, model.network.parameters());
-    measure(state,
-            [&] { benchmark::DoNotOptimize(topos::checkpoint::load(path, model.network).size()); });
+    bench::measure_heap(state, [&] {
+        benchmark::DoNotOptimize(topos::checkpoint::load(path, model.network).size());
+    });
     state.counters["file_MB"] = static_cast<double>(fs::file_size(path)) / 1e6;
     fs::remove(path);
 }
@@ -263,7 +172,7 @@ void save_checkpoint_by_node(benchmark::State& state) {
     const ManyParameters model = many_parameters(count);
     const fs::path path = fs::temp_directory_path() / "topos_bench_save.safetensors";
     const auto parameters = model.network.parameters();
-    measure(state, [&] { topos::checkpoint::save(path, parameters); });
+    bench::measure_heap(state, [&] { topos::checkpoint::save(path, parameters); });
     fs::remove(path);
 }
 
@@ -274,7 +183,7 @@ void load_checkpoint_by_name(benchmark::State& state) {
     const ManyParameters model = many_parameters(count);
     const fs::path path = fs::temp_directory_path() / "topos_bench_by_name.safetensors";
     topos::checkpoint::save(path, model.network.parameters(), model.names);
-    measure(state, [&] {
+    bench::measure_heap(state, [&] {
         benchmark::DoNotOptimize(topos::checkpoint::load(path, model.network, model.names).size());
     });
     fs::remove(path);

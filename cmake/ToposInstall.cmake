@@ -14,6 +14,15 @@ install(TARGETS ${topos_installed_targets}
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
+# Everything `cmake --install` copies, built by one target; the demonstration
+# builds it too, so that the README's commands and an install work in any
+# order on one build folder.
+add_custom_target(topos_installable)
+add_dependencies(topos_installable ${topos_installed_targets} topos-play)
+if(TARGET demo)
+    add_dependencies(demo topos_installable)
+endif()
+
 install(EXPORT toposTargets
     NAMESPACE topos::
     DESTINATION ${TOPOS_INSTALL_CMAKEDIR})

@@ -1,7 +1,8 @@
 // The playground in a real browser: headless Chromium, driven by puppeteer-core
 // (tools/npm), loads the page from a local server, types programs, switches
-// every tab and compares what the page shows with the native topos-play's
-// output for the same program; then triggers a shape error and sees it at its
+// every tab (which must leave the editor and its controls where they stand)
+// and compares what the page shows with the native topos-play's output for
+// the same program; then triggers a shape error and sees it at its
 // line, and a program past the byte limit answered with topos-play's size
 // error, the next program reading after it. Screenshots go to
 // SCREENSHOTS/playground-*.png.
@@ -117,14 +118,30 @@ await typeProgram(mlp);
 await settled('ready');
 check((await textOf('#summary')).trim() === native(mlp, '--reading', 'summary').out.trim(),
   'a typed program (tests/lang/programs/mlp.tp) reads, with topos-play\'s summary line');
+// Where the editor stands and how tall each control's label is: a tab must
+// change neither (no column squeezed by a wide reading, no label wrapped).
+const layout = () => page.evaluate(() => {
+  const editor = document.querySelector('#editor').getBoundingClientRect();
+  const labels = [...document.querySelectorAll('#controls label')]
+    .map((label) => `${label.textContent.trim().split(/\s+/)[0]} ${Math.round(label.getBoundingClientRect().height)}px`);
+  return `editor at x ${Math.round(editor.left)}, ${Math.round(editor.width)}px wide; labels ${labels.join(', ')}`;
+});
+const steadyLayout = await layout();
+const layoutMoves = [];
 for (const reading of ['spec', 'derivative', 'plan', 'stablehlo', 'values']) {
   await showTab(reading);
+  const seenLayout = await layout();
+  if (seenLayout !== steadyLayout) {
+    layoutMoves.push(`  tab ${reading}: ${seenLayout}`);
+  }
   const seen = await textOf('#text');
   const expected = native(mlp, '--reading', reading).out;
   check(seen === expected, `tab ${reading}: ${expected.split('\n').length - 1} lines, as topos-play prints`,
     firstDifference(expected, seen));
   await page.screenshot({ path: join(screenshots, `playground-${reading}.png`), fullPage: true });
 }
+check(layoutMoves.length === 0, `every tab leaves the editor and its controls in place: ${steadyLayout}`,
+  layoutMoves.join('\n'));
 await showTab('picture');
 await page.waitForSelector('#drawing svg', { timeout: 60000 });
 const boxes = await page.$$eval('#drawing svg g.node', (nodes) => nodes.length);

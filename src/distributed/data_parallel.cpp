@@ -33,8 +33,10 @@ ValueAndGradients<T> DataParallel<T>::value_and_gradients(const Parameters<T>& p
     }
     const std::size_t rows = inputs.front().shape()[0];
     if (rows < static_cast<std::size_t>(world_.size())) {
-        throw Error("a global batch of " + std::to_string(rows) + " rows cannot be shared among " +
-                    std::to_string(world_.size()) + " ranks: give each rank a row at least");
+        throw Error("a global batch of " + std::to_string(rows) + (rows == 1 ? " row" : " rows") +
+                    " cannot be shared among " + std::to_string(world_.size()) +
+                    " ranks: give each rank a row at least (a short last batch? "
+                    "data::LoaderOptions{.drop_last = true} drops it)");
     }
     const data::BatchRange mine = shard(rows);
     std::vector<Tensor<T>> local;
