@@ -1,7 +1,8 @@
 // Tensor<T>'s core: storage allocation (one shared buffer; the default tensor
 // shares a single zero), construction from values, scalar access, cast and
-// bit_equal, the broadcasting arithmetic operators, and the nested-bracket text
-// of operator<<, each element in its shortest round-trip decimal.
+// bit_equal, numpy's broadcasting rule and the arithmetic operators that use
+// it, and the nested-bracket text of operator<<, each element in its shortest
+// round-trip decimal.
 #include "core/bit_cast.hpp"
 #include "core/float_text.hpp"
 #include "core/tensor_elementwise.hpp"
@@ -9,6 +10,7 @@
 #include <topos/core/tensor.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <ostream>
@@ -22,6 +24,41 @@ void throw_element_count_mismatch(const Shape& shape, std::size_t given) {
     throw ShapeError("a tensor of shape " + shape.str() + " needs " +
                      std::to_string(shape.elements()) + " elements, but " + std::to_string(given) +
                      " were given");
+}
+
+Shape tensor_broadcast_shape(const Shape& a, const Shape& b, const char* operation) {
+    const std::string operands =
+        "tensor " + std::string(operation) + " of " + a.str() + " and " + b.str() + ": ";
+    const std::size_t rank = std::max(a.rank(), b.rank());
+    std::array<std::size_t, Shape::max_rank> extents{};
+    for (std::size_t axis = 0; axis < rank; ++axis) {
+        const std::size_t from_end = rank - axis;
+        const std::size_t x = from_end <= a.rank() ? a[a.rank() - from_end] : 1;
+        const std::size_t y = from_end <= b.rank() ? b[b.rank() - from_end] : 1;
+        if (x != y && x != 1 && y != 1) {
+            throw ShapeError(operands + "the shapes do not broadcast (axis " +
+                             std::to_string(axis) + " of the result: " + std::to_string(x) +
+                             " vs " + std::to_string(y) +
+                             "); aligned from the last axis, extents must be equal or 1");
+        }
+        extents[axis] = x == 1 ? y : x;
+    }
+    try {
+        return Shape(std::span<const std::size_t>(extents.data(), rank));
+    } catch (const ShapeError& too_large) {
+        throw ShapeError(operands + too_large.what());
+    }
+}
+
+std::array<std::size_t, Shape::max_rank> broadcast_steps(const Shape& operand,
+                                                         const Shape& result) {
+    std::array<std::size_t, Shape::max_rank> steps{};
+    const auto strides = operand.strides();
+    const std::size_t offset = result.rank() - operand.rank();
+    for (std::size_t axis = offset; axis < result.rank(); ++axis) {
+        steps[axis] = operand[axis - offset] == 1 ? 0 : strides[axis - offset];
+    }
+    return steps;
 }
 
 }  // namespace detail

@@ -1,16 +1,22 @@
-// Reductions of a tensor for metrics and inspection: sums and means in the
-// library's one striped summation order (so a metric computed here has the
-// bits a recorded Sum would give), extremes that propagate NaN as the Max
-// opcode does, and the positions of the first extreme as torch reports them.
+// Reductions of a tensor for metrics and inspection, over all elements or
+// along axes (torch's dim and keepdim): sums and means in the library's one
+// striped summation order (so a metric computed here has the bits a recorded
+// Sum would give), variance and standard deviation built from them, extremes
+// that propagate NaN as the Max opcode does, and the positions of the first
+// extreme as torch reports them.
 #include "core/tensor_axis.hpp"
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace topos {
 namespace {
@@ -84,12 +90,139 @@ std::string axis_of(std::size_t axis, const Shape& shape) {
     return "axis " + std::to_string(axis) + " of a " + shape.str() + " tensor";
 }
 
+// A reduction along `axis` with its axis kept, extent 1, when `keepdim`.
+template <Element T>
+Tensor<T> kept(const Tensor<T>& result, const Shape& shape, std::size_t axis, bool keepdim) {
+    return keepdim ? result.reshape(shape.with_extent(axis, 1)) : result;
+}
+
 template <Element T, class Beats>
-Tensor<T> arg_along(const Tensor<T>& tensor, const char* method, std::size_t axis, Beats beats) {
+Tensor<T> arg_along(
+    const Tensor<T>& tensor, const char* method, std::size_t axis, bool keepdim, Beats beats) {
     detail::require_tensor_axis(method, axis, tensor.shape());
     require_positions<T>(method, tensor.shape()[axis], axis_of(axis, tensor.shape()));
-    return along(tensor, axis, [beats](auto term, std::size_t count) {
-        return static_cast<T>(first_extreme(count, term, beats));
+    return kept(along(tensor,
+                      axis,
+                      [beats](auto term, std::size_t count) {
+                          return static_cast<T>(first_extreme(count, term, beats));
+                      }),
+                tensor.shape(),
+                axis,
+                keepdim);
+}
+
+// An extreme of nothing does not exist.
+void require_extent(const char* method, std::size_t axis, const Shape& shape) {
+    if (shape[axis] == 0) {
+        throw ShapeError(std::string(method) + " over " + axis_of(axis, shape) +
+                         ": the axis has no elements, so it has no " + method);
+    }
+}
+
+// The extreme along `axis` by the Max opcode's scan: from -infinity (for max;
+// +infinity for min), a term replaces the best so far when it beats it or is
+// a NaN, so the bits agree with a recorded Max. An empty axis has no extreme.
+template <Element T, class Beats>
+Tensor<T> extreme_along(
+    const Tensor<T>& tensor, const char* method, std::size_t axis, T start, Beats beats) {
+    detail::require_tensor_axis(method, axis, tensor.shape());
+    require_extent(method, axis, tensor.shape());
+    return along(tensor, axis, [start, beats](auto term, std::size_t count) {
+        T best = start;
+        for (std::size_t a = 0; a < count; ++a) {
+            const T value = term(a);
+            best = (beats(value, best) || value != value) ? value : best;
+        }
+        return best;
+    });
+}
+
+std::string axes_text(std::span<const std::size_t> axes) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        text += (i ? ", " : "") + std::to_string(axes[i]);
+    }
+    return text + "]";
+}
+
+// The axes of a reduction over several, checked, in descending order: the
+// order the tensor is reduced in (a recorded Value::sum(axes)'s).
+std::vector<std::size_t> reduction_axes(const char* method,
+                                        std::span<const std::size_t> axes,
+                                        const Shape& shape) {
+    const std::string where = std::string(method) + " over axes " + axes_text(axes) + " of a " +
+                              shape.str() + " tensor: ";
+    if (axes.empty()) {
+        throw ShapeError(where + "name at least one axis (sum() and mean() reduce all of them)");
+    }
+    std::vector<std::size_t> sorted(axes.begin(), axes.end());
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        if (sorted[i] >= shape.rank()) {
+            throw ShapeError(where + "axis " + std::to_string(sorted[i]) +
+                             " is outside the rank; the axes are 0 to " +
+                             (shape.rank() == 0 ? std::string("none (rank 0)")
+                                                : std::to_string(shape.rank() - 1)));
+        }
+        if (i > 0 && sorted[i] == sorted[i - 1]) {
+            throw ShapeError(where + "axis " + std::to_string(sorted[i]) +
+                             " is named twice; name each axis at most once");
+        }
+    }
+    return sorted;
+}
+
+// Reduces along each of `axes`, highest first, by one-axis `reduce` (which
+// removes its axis); `keepdim` puts them back with extent 1.
+template <Element T, class Reduce>
+Tensor<T> over_axes(const Tensor<T>& tensor,
+                    const char* method,
+                    std::span<const std::size_t> axes,
+                    bool keepdim,
+                    Reduce reduce) {
+    const std::vector<std::size_t> sorted = reduction_axes(method, axes, tensor.shape());
+    Tensor<T> result = tensor;
+    Shape kept_shape = tensor.shape();
+    for (std::size_t axis : sorted) {
+        result = reduce(result, axis);
+        kept_shape = kept_shape.with_extent(axis, 1);
+    }
+    return keepdim ? result.reshape(kept_shape) : result;
+}
+
+// The number of elements that reduce into each result element.
+std::size_t reduced_count(std::span<const std::size_t> axes, const Shape& shape) {
+    std::size_t count = 1;
+    for (std::size_t axis : axes) {
+        count *= shape[axis];
+    }
+    return count;
+}
+
+// torch's divisor of the sum of squared deviations: max(0, n - correction).
+template <Element T>
+T variance_divisor(std::size_t count, std::size_t correction) {
+    return static_cast<T>(count > correction ? count - correction : 0);
+}
+
+// sum of (x - m)^2 / divisor, with m broadcast: the same operations a recorded
+// x - mean, Mul, Sum, Div performs.
+template <Element T, class SumSquares>
+Tensor<T> variance(const Tensor<T>& x,
+                   const Tensor<T>& mean_kept,
+                   std::size_t count,
+                   std::size_t correction,
+                   SumSquares sum_squares) {
+    const Tensor<T> deviation = x - mean_kept;
+    return sum_squares(deviation * deviation) / Tensor<T>(variance_divisor<T>(count, correction));
+}
+
+template <Element T>
+Tensor<T> square_root(const Tensor<T>& x) {
+    return Tensor<T>::generate(x.shape(), [v = x.data()](std::span<T> out) {
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            out[i] = std::sqrt(v[i]);
+        }
     });
 }
 
@@ -119,13 +252,13 @@ constexpr auto beats_below = [](auto a, auto b) { return a < b; };
 }  // namespace
 
 template <Element T>
-Tensor<T> Tensor<T>::argmax(std::size_t axis) const {
-    return arg_along(*this, "argmax", axis, beats_above);
+Tensor<T> Tensor<T>::argmax(std::size_t axis, bool keepdim) const {
+    return arg_along(*this, "argmax", axis, keepdim, beats_above);
 }
 
 template <Element T>
-Tensor<T> Tensor<T>::argmin(std::size_t axis) const {
-    return arg_along(*this, "argmin", axis, beats_below);
+Tensor<T> Tensor<T>::argmin(std::size_t axis, bool keepdim) const {
+    return arg_along(*this, "argmin", axis, keepdim, beats_below);
 }
 
 template <Element T>
@@ -159,31 +292,189 @@ T Tensor<T>::min() const {
 }
 
 template <Element T>
-Tensor<T> Tensor<T>::sum(std::size_t axis) const {
-    detail::require_tensor_axis("sum", axis, shape_);
-    return along(
-        *this, axis, [](auto term, std::size_t count) { return striped_sum<T>(count, term); });
+T Tensor<T>::var() const {
+    return variance(*this,
+                    Tensor(mean()),
+                    elements(),
+                    1,
+                    [](const Tensor& squares) { return Tensor(squares.sum()); })
+        .item();
 }
 
 template <Element T>
-Tensor<T> Tensor<T>::mean(std::size_t axis) const {
-    detail::require_tensor_axis("mean", axis, shape_);
-    return along(*this, axis, [](auto term, std::size_t count) {
-        return striped_sum<T>(count, term) / static_cast<T>(count);
-    });
+T Tensor<T>::std() const {
+    return std::sqrt(var());
 }
 
-#define TOPOS_INSTANTIATE(T)                                 \
-    template Tensor<T> Tensor<T>::argmax(std::size_t) const; \
-    template Tensor<T> Tensor<T>::argmin(std::size_t) const; \
-    template Tensor<T> Tensor<T>::argmax() const;            \
-    template Tensor<T> Tensor<T>::argmin() const;            \
-    template T Tensor<T>::sum() const;                       \
-    template T Tensor<T>::mean() const;                      \
-    template T Tensor<T>::max() const;                       \
-    template T Tensor<T>::min() const;                       \
-    template Tensor<T> Tensor<T>::sum(std::size_t) const;    \
-    template Tensor<T> Tensor<T>::mean(std::size_t) const;
+template <Element T>
+Tensor<T> Tensor<T>::sum(std::size_t axis, bool keepdim) const {
+    detail::require_tensor_axis("sum", axis, shape_);
+    return kept(
+        along(
+            *this, axis, [](auto term, std::size_t count) { return striped_sum<T>(count, term); }),
+        shape_,
+        axis,
+        keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::sum(std::span<const std::size_t> axes, bool keepdim) const {
+    return over_axes(
+        *this, "sum", axes, keepdim, [](const Tensor& t, std::size_t axis) { return t.sum(axis); });
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::mean(std::size_t axis, bool keepdim) const {
+    detail::require_tensor_axis("mean", axis, shape_);
+    return kept(along(*this,
+                      axis,
+                      [](auto term, std::size_t count) {
+                          return striped_sum<T>(count, term) / static_cast<T>(count);
+                      }),
+                shape_,
+                axis,
+                keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::mean(std::span<const std::size_t> axes, bool keepdim) const {
+    const Tensor total =
+        over_axes(*this, "mean", axes, keepdim, [](const Tensor& t, std::size_t axis) {
+            return t.sum(axis);
+        });
+    return total / Tensor(static_cast<T>(reduced_count(axes, shape_)));
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::var(std::size_t axis, bool keepdim, std::size_t correction) const {
+    const std::size_t one[] = {axis};
+    return var(std::span<const std::size_t>(one), keepdim, correction);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::var(std::span<const std::size_t> axes,
+                         bool keepdim,
+                         std::size_t correction) const {
+    reduction_axes("var", axes, shape_);
+    return variance(*this,
+                    mean(axes, true),
+                    reduced_count(axes, shape_),
+                    correction,
+                    [axes, keepdim](const Tensor& squares) { return squares.sum(axes, keepdim); });
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::std(std::size_t axis, bool keepdim, std::size_t correction) const {
+    const std::size_t one[] = {axis};
+    return std(std::span<const std::size_t>(one), keepdim, correction);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::std(std::span<const std::size_t> axes,
+                         bool keepdim,
+                         std::size_t correction) const {
+    reduction_axes("std", axes, shape_);
+    return square_root(var(axes, keepdim, correction));
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::max(std::size_t axis, bool keepdim) const {
+    return kept(extreme_along(*this, "max", axis, -std::numeric_limits<T>::infinity(), beats_above),
+                shape_,
+                axis,
+                keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::max(std::span<const std::size_t> axes, bool keepdim) const {
+    for (std::size_t axis : reduction_axes("max", axes, shape_)) {
+        require_extent("max", axis, shape_);
+    }
+    return over_axes(
+        *this, "max", axes, keepdim, [](const Tensor& t, std::size_t axis) { return t.max(axis); });
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::min(std::size_t axis, bool keepdim) const {
+    return kept(extreme_along(*this, "min", axis, std::numeric_limits<T>::infinity(), beats_below),
+                shape_,
+                axis,
+                keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::min(std::span<const std::size_t> axes, bool keepdim) const {
+    for (std::size_t axis : reduction_axes("min", axes, shape_)) {
+        require_extent("min", axis, shape_);
+    }
+    return over_axes(
+        *this, "min", axes, keepdim, [](const Tensor& t, std::size_t axis) { return t.min(axis); });
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::sum(std::initializer_list<std::size_t> axes, bool keepdim) const {
+    return sum(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::mean(std::initializer_list<std::size_t> axes, bool keepdim) const {
+    return mean(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::max(std::initializer_list<std::size_t> axes, bool keepdim) const {
+    return max(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::min(std::initializer_list<std::size_t> axes, bool keepdim) const {
+    return min(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::var(std::initializer_list<std::size_t> axes,
+                         bool keepdim,
+                         std::size_t correction) const {
+    return var(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim, correction);
+}
+
+template <Element T>
+Tensor<T> Tensor<T>::std(std::initializer_list<std::size_t> axes,
+                         bool keepdim,
+                         std::size_t correction) const {
+    return std(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim, correction);
+}
+
+#define TOPOS_INSTANTIATE(T)                                                                  \
+    template Tensor<T> Tensor<T>::argmax(std::size_t, bool) const;                            \
+    template Tensor<T> Tensor<T>::argmin(std::size_t, bool) const;                            \
+    template Tensor<T> Tensor<T>::argmax() const;                                             \
+    template Tensor<T> Tensor<T>::argmin() const;                                             \
+    template T Tensor<T>::sum() const;                                                        \
+    template T Tensor<T>::mean() const;                                                       \
+    template T Tensor<T>::max() const;                                                        \
+    template T Tensor<T>::min() const;                                                        \
+    template T Tensor<T>::var() const;                                                        \
+    template T Tensor<T>::std() const;                                                        \
+    template Tensor<T> Tensor<T>::sum(std::size_t, bool) const;                               \
+    template Tensor<T> Tensor<T>::sum(std::span<const std::size_t>, bool) const;              \
+    template Tensor<T> Tensor<T>::mean(std::size_t, bool) const;                              \
+    template Tensor<T> Tensor<T>::mean(std::span<const std::size_t>, bool) const;             \
+    template Tensor<T> Tensor<T>::var(std::size_t, bool, std::size_t) const;                  \
+    template Tensor<T> Tensor<T>::var(std::span<const std::size_t>, bool, std::size_t) const; \
+    template Tensor<T> Tensor<T>::std(std::size_t, bool, std::size_t) const;                  \
+    template Tensor<T> Tensor<T>::std(std::span<const std::size_t>, bool, std::size_t) const; \
+    template Tensor<T> Tensor<T>::max(std::size_t, bool) const;                               \
+    template Tensor<T> Tensor<T>::max(std::span<const std::size_t>, bool) const;              \
+    template Tensor<T> Tensor<T>::min(std::size_t, bool) const;                               \
+    template Tensor<T> Tensor<T>::min(std::span<const std::size_t>, bool) const;              \
+    template Tensor<T> Tensor<T>::sum(std::initializer_list<std::size_t>, bool) const;        \
+    template Tensor<T> Tensor<T>::mean(std::initializer_list<std::size_t>, bool) const;       \
+    template Tensor<T> Tensor<T>::max(std::initializer_list<std::size_t>, bool) const;        \
+    template Tensor<T> Tensor<T>::min(std::initializer_list<std::size_t>, bool) const;        \
+    template Tensor<T> Tensor<T>::var(std::initializer_list<std::size_t>, bool, std::size_t)  \
+        const;                                                                                \
+    template Tensor<T> Tensor<T>::std(std::initializer_list<std::size_t>, bool, std::size_t) const;
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
 #undef TOPOS_INSTANTIATE

@@ -1,7 +1,7 @@
 // The dense modules' out-of-line members: the Activation names and activate(),
 // Linear's description, and Mlp, whose layers are recorded in order with the
 // activation between them (none after the last) and whose parameters are
-// named layers.<i>.weight and layers.<i>.bias, as in PyTorch.
+// named as an nn.Sequential of the same layers and activations names them.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/mlp.hpp>
@@ -87,9 +87,12 @@ std::vector<Value<T>> Mlp<T>::parameters() const {
 
 template <Element T>
 std::vector<NamedParameter> Mlp<T>::named_parameters() const {
+    // nn.Sequential numbers its modules, the activations between the layers
+    // included: Linear i is module 2i, or module i without activations.
+    const std::size_t step = activation_ == Activation::Identity ? 1 : 2;
     std::vector<Named> parts;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
-        parts.emplace_back("layers." + std::to_string(i), layers_[i]);
+        parts.emplace_back(std::to_string(step * i), layers_[i]);
     }
     return topos::named_parameters(parts);
 }

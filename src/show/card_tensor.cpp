@@ -1,7 +1,8 @@
 // show::card of a Tensor: the describe() header, statistics over the finite
 // elements, then the payload: the value alone at rank 0, a table shaded by value
 // when small, a histogram of the finite values when large. The markup grows
-// with at most 400 cells or 20 bars, never with the element count.
+// with at most 400 cells or 20 bars, never with the element count. A table's
+// cells are shaded blue below zero and red above it (see shade()).
 #include "core/float_text.hpp"
 #include "show/card_parts.hpp"
 #include <topos/show/card.hpp>
@@ -62,15 +63,29 @@ std::string two_decimals(double value) {
     return {buffer.data(), result.ptr};
 }
 
-// A diverging scale: blue at the minimum, clear in the middle, red at the maximum.
+constexpr const char* negative_colour = "33,102,172,";  // blue
+constexpr const char* positive_colour = "178,24,43,";   // red
+
+// The shade of a value: blue below zero, red above it, clear at zero, deeper
+// with the magnitude. Signed data (min < 0 < max) diverges from 0, not from
+// the middle of the range, on one symmetric scale whose ends are set by the
+// larger magnitude (matplotlib's CenteredNorm, seaborn's center=0): every
+// negative element is blue and every positive one red, and equal magnitudes
+// look alike. Data of one sign is shaded from 0 too, not from its minimum, so
+// a shade reads as a magnitude: weights in [0.9, 1] look alike, as their
+// sizes are, rather than the smallest looking like a zero. Every value but
+// zero shows at least a faint tint of its sign's colour.
 template <Element T>
 std::string shade(T value, const Statistics<T>& stats) {
-    const long double span = static_cast<long double>(stats.max) - stats.min;
-    const double fraction =
-        span > 0 ? static_cast<double>((static_cast<long double>(value) - stats.min) / span) : 0.5;
-    const char* colour = fraction < 0.5 ? "33,102,172," : "178,24,43,";
-    return std::string("background:rgba(") + colour +
-           two_decimals(0.6 * std::abs(2 * fraction - 1)) + ")";
+    const long double magnitude = std::max(std::fabs(static_cast<long double>(stats.min)),
+                                           std::fabs(static_cast<long double>(stats.max)));
+    if (value == 0 || !(magnitude > 0)) {
+        return "background:none";
+    }
+    const auto fraction =
+        static_cast<double>(std::fabs(static_cast<long double>(value)) / magnitude);
+    return std::string("background:rgba(") + (value < 0 ? negative_colour : positive_colour) +
+           two_decimals(0.08 + 0.52 * std::min(fraction, 1.0)) + ")";
 }
 
 template <Element T>

@@ -1,13 +1,13 @@
 // Plot::svg and Plot::html: the chart as a standalone SVG document. Every number
 // is written by std::to_chars with a fixed precision, so the output is the same
-// in every locale and on every run.
-#include "core/float_text.hpp"
+// in every locale and on every run. A run of points that are not finite breaks
+// the line and is marked with a cross; the legend ends with notes of what was
+// not drawn.
 #include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -20,118 +20,11 @@ namespace {
 constexpr std::size_t minimum_width = 160;
 constexpr std::size_t minimum_height = 120;
 
-// `value` with `decimals` digits after the point, trailing zeros dropped, never "-0".
-std::string fixed(double value, int decimals) {
-    std::array<char, 400> buffer{};
-    const auto [end, error] = topos::detail::to_chars(
-        buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, decimals);
-    std::string text(buffer.data(), error == std::errc() ? end : buffer.data());
-    if (text.find('.') != std::string::npos) {
-        text.erase(text.find_last_not_of('0') + 1);
-        if (text.back() == '.') {
-            text.pop_back();
-        }
-    }
-    return text == "-0" ? "0" : text;
-}
-
-std::string general(double value) {
-    std::array<char, 64> buffer{};
-    const auto [end, error] = topos::detail::to_chars(
-        buffer.data(), buffer.data() + buffer.size(), value + 0.0, std::chars_format::general, 6);
-    return {buffer.data(), error == std::errc() ? end : buffer.data()};
-}
+using detail::fixed;
+using detail::Scale;
 
 std::string pixels(double value) {
     return fixed(value, 2);
-}
-
-// One axis: the drawn range and its ticks, both in axis units (log10 of the
-// value on a log axis), and how a tick is written.
-struct Scale {
-    Axis axis = Axis::Linear;
-    double low = 0;
-    double high = 1;
-    std::vector<double> ticks;
-    int decimals = 0;
-
-    double fraction(double value) const {
-        const double unit = axis == Axis::Log ? std::log10(value) : value;
-        return (unit - low) / (high - low);
-    }
-
-    std::string tick_label(double tick) const {
-        if (axis == Axis::Log) {
-            const int exponent = static_cast<int>(std::lround(tick));
-            if (exponent < -4 || exponent > 6) {
-                return "1e" + std::to_string(exponent);
-            }
-            return fixed(std::pow(10.0, exponent), std::max(0, -exponent));
-        }
-        const double magnitude = std::max(std::fabs(low), std::fabs(high));
-        if (magnitude >= 1e7 || decimals > 6) {
-            return general(tick);
-        }
-        return fixed(tick, decimals);
-    }
-};
-
-// The round step (1, 2 or 5 times a power of ten) nearest above `raw`.
-double round_step(double raw) {
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (const double multiple : {1.0, 2.0, 5.0}) {
-        if (raw <= multiple * power * (1 + 1e-9)) {
-            return multiple * power;
-        }
-    }
-    return 10 * power;
-}
-
-Scale linear_scale(double low, double high, std::size_t tick_target) {
-    if (low == high) {
-        const double pad = low == 0 ? 1.0 : std::fabs(low) / 2;
-        low -= pad;
-        high += pad;
-    }
-    if (!std::isfinite(high - low)) {
-        throw ShowError("plot: the values span more than a double can hold; nothing to draw");
-    }
-    const double step = round_step((high - low) / static_cast<double>(tick_target));
-    const double first = std::floor(low / step + 1e-9);
-    const double last = std::ceil(high / step - 1e-9);
-    Scale scale{Axis::Linear, first * step, last * step, {}, 0};
-    if (!(scale.low < scale.high)) {
-        throw ShowError("plot: the values differ by less than a double resolves at their size");
-    }
-    const auto intervals = static_cast<long>(last - first);
-    for (long i = 0; i <= intervals; ++i) {
-        scale.ticks.push_back((first + static_cast<double>(i)) * step);
-    }
-    scale.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-    return scale;
-}
-
-Scale log_scale(double low, double high, std::size_t tick_target) {
-    double first = std::floor(std::log10(low) + 1e-9);
-    double last = std::ceil(std::log10(high) - 1e-9);
-    if (first == last) {
-        first -= 1;
-        last += 1;
-    }
-    const double stride =
-        std::max(1.0, std::ceil((last - first) / static_cast<double>(tick_target)));
-    Scale scale{Axis::Log, first, last, {}, 0};
-    for (double k = first; k <= last; k += stride) {
-        scale.ticks.push_back(k);
-    }
-    return scale;
-}
-
-Scale scale_of(const Plot& plot, bool along_x, Axis axis, std::size_t tick_target) {
-    const std::vector<double> values = detail::drawn_values(plot, along_x, axis);
-    const auto [low, high] = std::minmax_element(values.begin(), values.end());
-    return axis == Axis::Log ? log_scale(*low, *high, tick_target)
-                             : linear_scale(*low, *high, tick_target);
 }
 
 // How many ticks suit `length` pixels, one every `spacing` or so.
@@ -180,14 +73,6 @@ struct Frame {
     double px(double value) const { return left + x.fraction(value) * (right - left); }
 
     double py(double value) const { return bottom - y.fraction(value) * (bottom - top); }
-
-    double tick_px(double tick) const {
-        return left + (tick - x.low) / (x.high - x.low) * (right - left);
-    }
-
-    double tick_py(double tick) const {
-        return bottom - (tick - y.low) / (y.high - y.low) * (bottom - top);
-    }
 };
 
 std::string line_element(double x1, double y1, double x2, double y2, std::string_view style) {
@@ -203,7 +88,7 @@ std::string text_element(double x, double y, std::string_view attributes, std::s
 std::string x_ticks(const Frame& frame) {
     std::string out = "<g class=\"ticks x-ticks\">";
     for (const double tick : frame.x.ticks) {
-        const double x = frame.tick_px(tick);
+        const double x = frame.px(tick);
         out += "<g class=\"tick\">";
         out += line_element(x, frame.top, x, frame.bottom, "class=\"grid\" stroke=\"#e6e6e6\"");
         out += line_element(x, frame.bottom, x, frame.bottom + 5, "stroke=\"#333333\"");
@@ -219,7 +104,7 @@ std::string x_ticks(const Frame& frame) {
 std::string y_ticks(const Frame& frame) {
     std::string out = "<g class=\"ticks y-ticks\">";
     for (const double tick : frame.y.ticks) {
-        const double y = frame.tick_py(tick);
+        const double y = frame.py(tick);
         out += "<g class=\"tick\">";
         out += line_element(frame.left, y, frame.right, y, "class=\"grid\" stroke=\"#e6e6e6\"");
         out += line_element(frame.left - 5, y, frame.left, y, "stroke=\"#333333\"");
@@ -239,31 +124,78 @@ std::string axes(const Frame& frame) {
            "</g>";
 }
 
+// A lone point (no drawn neighbour) is drawn as a small ring around it.
+void ring(std::string& d, double x, double y) {
+    d.append(d.empty() ? "M" : " M")
+        .append(pixels(x - 3))
+        .append(",")
+        .append(pixels(y))
+        .append(" a3,3 0 1,0 6,0 a3,3 0 1,0 -6,0");
+}
+
 // Straight segments, or steps: each value held until the next x, then a rise.
+// A point that cannot be drawn (not finite, or <= 0 on a log axis) breaks the
+// path, which starts again at the next drawn point.
 std::string path_data(const Frame& frame, const Series& series) {
-    if (series.x.size() == 1) {
-        // A lone point is drawn as a small ring around it.
-        const double x = frame.px(series.x[0]);
-        const double y = frame.py(series.y[0]);
-        return std::string("M")
-            .append(pixels(x - 3))
-            .append(",")
-            .append(pixels(y))
-            .append(" a3,3 0 1,0 6,0 a3,3 0 1,0 -6,0");
-    }
+    const std::size_t count = series.x.size();
+    const auto drawn = [&](std::size_t i) {
+        return i < count && detail::drawable(series, i, frame.x.axis, frame.y.axis);
+    };
     // Appended piece by piece: g++ 12 at -O3 warns falsely (-Wrestrict) of "M" + text.
-    std::string d("M");
-    d.append(pixels(frame.px(series.x[0]))).append(",").append(pixels(frame.py(series.y[0])));
-    for (std::size_t i = 1; i < series.x.size(); ++i) {
-        const std::string x = pixels(frame.px(series.x[i]));
-        const std::string y = pixels(frame.py(series.y[i]));
-        if (series.stroke == Stroke::Steps) {
-            d.append(" H").append(x).append(" V").append(y);
+    std::string d;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!drawn(i)) {
+            continue;
+        }
+        const double px = frame.px(series.x[i]);
+        const double py = frame.py(series.y[i]);
+        if (i == 0 || !drawn(i - 1)) {
+            if (!drawn(i + 1)) {
+                ring(d, px, py);
+            } else {
+                d.append(d.empty() ? "M" : " M").append(pixels(px)).append(",").append(pixels(py));
+            }
+        } else if (series.stroke == Stroke::Steps) {
+            d.append(" H").append(pixels(px)).append(" V").append(pixels(py));
         } else {
-            d.append(" L").append(x).append(",").append(y);
+            d.append(" L").append(pixels(px)).append(",").append(pixels(py));
         }
     }
     return d;
+}
+
+// Where a gap's mark sits: at the frame's top for +inf, its bottom for -inf,
+// and for NaN beside the last point drawn before it (or the first after it).
+double gap_y(const Frame& frame, const Series& series, const detail::Gap& gap) {
+    const double first = series.y[gap.first];
+    if (std::isinf(first)) {
+        return first > 0 ? frame.top + 10 : frame.bottom - 3;
+    }
+    for (std::size_t i = gap.first; i-- > 0;) {
+        if (detail::drawable(series, i, frame.x.axis, frame.y.axis)) {
+            return frame.py(series.y[i]) + 4;
+        }
+    }
+    for (std::size_t i = gap.last + 1; i < series.y.size(); ++i) {
+        if (detail::drawable(series, i, frame.x.axis, frame.y.axis)) {
+            return frame.py(series.y[i]) + 4;
+        }
+    }
+    return (frame.top + frame.bottom) / 2;
+}
+
+// A cross in the series' colour where each run of non-finite points begins.
+std::string gap_marks(const Frame& frame, const std::vector<Series>& all) {
+    std::string out = "<g class=\"gaps\" text-anchor=\"middle\" font-weight=\"bold\">";
+    for (std::size_t s = 0; s < all.size(); ++s) {
+        for (const detail::Gap& gap : detail::gaps(all[s], frame.x.axis)) {
+            out += text_element(frame.px(all[s].x[gap.first]),
+                                gap_y(frame, all[s], gap),
+                                "class=\"gap\" fill=\"" + series_colour(s) + "\"",
+                                detail::gap_glyph);
+        }
+    }
+    return out + "</g>";
 }
 
 std::string series_paths(const Frame& frame, const std::vector<Series>& all) {
@@ -294,6 +226,10 @@ std::string marker_label(const Frame& frame, double x, double y, const std::stri
 std::string marker_elements(const Frame& frame, const std::vector<Marker>& all) {
     std::string out = "<g class=\"markers\">";
     for (const Marker& marker : all) {
+        if (!detail::placeable(marker.x, frame.x.axis) ||
+            !detail::placeable(marker.y, frame.y.axis)) {
+            continue;  // named in the notes
+        }
         const double x = frame.px(marker.x);
         const double y = frame.py(marker.y);
         out += "<circle class=\"marker\" cx=\"" + pixels(x) + "\" cy=\"" + pixels(y) +
@@ -303,14 +239,28 @@ std::string marker_elements(const Frame& frame, const std::vector<Marker>& all) 
     return out + "</g>";
 }
 
-std::string legend(const Frame& frame, const std::vector<Series>& all) {
+// The series' names, then the notes of what was not drawn, each cut to the
+// frame's width.
+std::string legend(const Frame& frame,
+                   const std::vector<Series>& all,
+                   const std::vector<detail::Note>& notes) {
+    const auto room =
+        static_cast<std::size_t>(std::max(8.0, (frame.right - frame.left - 24) / 6.5));
     std::size_t longest = 0;
     for (const Series& series : all) {
         longest = std::max(longest, detail::code_points(series.label));
     }
+    std::size_t longest_note = 0;
+    std::vector<std::string> lines;
+    for (const detail::Note& note : notes) {
+        lines.push_back(detail::fit(
+            (note.marked ? std::string(detail::gap_glyph) + " " : "") + note.text, room));
+        longest_note = std::max(longest_note, detail::code_points(lines.back()));
+    }
     const double row = 16;
-    const double width = 32 + 6.5 * static_cast<double>(longest);
-    const double height = 8 + row * static_cast<double>(all.size());
+    const double width = std::max(32 + 6.5 * static_cast<double>(longest),
+                                  12 + 6.5 * static_cast<double>(longest_note));
+    const double height = 8 + row * static_cast<double>(all.size() + notes.size());
     const double left = std::max(frame.left + 4, frame.right - width - 8);
     const double top = frame.top + 8;
     std::string out = "<g class=\"legend\"><rect x=\"" + pixels(left) + "\" y=\"" + pixels(top) +
@@ -322,6 +272,14 @@ std::string legend(const Frame& frame, const std::vector<Series>& all) {
         out += line_element(
             left + 6, y, left + 24, y, "stroke=\"" + series_colour(i) + "\" stroke-width=\"2\"");
         out += text_element(left + 29, y + 4, "fill=\"#222222\"", all[i].label);
+        out += "</g>";
+    }
+    if (!notes.empty()) {
+        out += "<g class=\"plot-notes\" fill=\"#a51d2d\">";
+        for (std::size_t i = 0; i < notes.size(); ++i) {
+            const double y = top + 4 + row * (static_cast<double>(all.size() + i) + 0.5);
+            out += text_element(left + 6, y + 4, "class=\"plot-note\"", lines[i]);
+        }
         out += "</g>";
     }
     return out + "</g>";
@@ -372,10 +330,12 @@ std::string Plot::svg(std::size_t width, std::size_t height) const {
     Frame frame;
     frame.top = title_.empty() ? 14 : 34;
     frame.bottom = h - (x_label_.empty() ? 28 : 44);
-    frame.y = scale_of(*this, false, y_axis_, ticks_along(frame.bottom - frame.top, 45));
+    frame.y =
+        detail::scale_of(*this, false, x_axis_, y_axis_, ticks_along(frame.bottom - frame.top, 45));
     frame.left = left_margin(frame.y, !y_label_.empty());
     frame.right = w - 16;
-    frame.x = scale_of(*this, true, x_axis_, ticks_along(frame.right - frame.left, 90));
+    frame.x =
+        detail::scale_of(*this, true, x_axis_, y_axis_, ticks_along(frame.right - frame.left, 90));
 
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"topos-plot-svg\" width=\"" +
@@ -387,8 +347,9 @@ std::string Plot::svg(std::size_t width, std::size_t height) const {
     out += x_ticks(frame) + "\n" + y_ticks(frame) + "\n" + axes(frame) + "\n";
     out += labels(frame, w, h, title_, x_label_, y_label_) + "\n";
     out += series_paths(frame, series_) + "\n";
+    out += gap_marks(frame, series_) + "\n";
     out += marker_elements(frame, markers_) + "\n";
-    out += legend(frame, series_) + "\n";
+    out += legend(frame, series_, detail::notes(*this, x_axis_, y_axis_, x_label_)) + "\n";
     return out + "</svg>\n";
 }
 

@@ -1,20 +1,22 @@
 // Plot::text: the chart for a terminal. The plot area is a grid of braille
-// characters (U+2800 to U+28FF), each cell 2 dots wide and 4 tall; the y axis
-// carries its extremes (and a middle value) on the left, the x axis its range
-// below, and a legend names each series and marker.
-#include "core/float_text.hpp"
+// characters (U+2800 to U+28FF), each cell 2 dots wide and 4 tall; both axes
+// carry ticks at round numbers (the rule the SVG uses, plot_values.hpp), the
+// y axis's on the left a line apart or more, the x axis's below with the x
+// label in the space between them nearest the middle; a legend names each series and
+// marker, then says what was not drawn. A run of points that are not finite
+// breaks the line and is marked with a cross.
 #include "show/plot_values.hpp"
 #include <topos/show/plot.hpp>
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace topos::show {
@@ -30,32 +32,6 @@ constexpr std::array<std::string_view, 8> marker_glyphs = {
 // What stands for a lone series in the legend: a braille stroke.
 constexpr std::string_view lone_series_glyph = "\u28C0";
 
-// Four significant digits or more: whole numbers up to a million as they are,
-// 0.001 and up in fixed notation, the rest in scientific.
-std::string number(double value) {
-    std::array<char, 64> buffer{};
-    char* const first = buffer.data();
-    char* const last = first + buffer.size();
-    const double magnitude = std::fabs(value);
-    std::to_chars_result written{};
-    if (magnitude < 1e6 && (magnitude >= 1e-3 || value == 0)) {
-        const int decimals =
-            std::max(0, 3 - static_cast<int>(std::floor(std::log10(std::max(magnitude, 1e-3)))));
-        written =
-            topos::detail::to_chars(first, last, value + 0.0, std::chars_format::fixed, decimals);
-    } else {
-        written = topos::detail::to_chars(first, last, value + 0.0, std::chars_format::general, 4);
-    }
-    std::string text(first, written.ec == std::errc() ? written.ptr : first);
-    if (text.find('.') != std::string::npos && text.find('e') == std::string::npos) {
-        text.erase(text.find_last_not_of('0') + 1);
-        if (text.back() == '.') {
-            text.pop_back();
-        }
-    }
-    return text == "-0" ? "0" : text;
-}
-
 // The first `columns` code points of `text`.
 std::string cut(std::string_view text, std::size_t columns) {
     std::size_t seen = 0;
@@ -67,56 +43,12 @@ std::string cut(std::string_view text, std::size_t columns) {
     return std::string(text);
 }
 
-// `text` in at most `columns` columns, an ellipsis closing what was cut.
-std::string fit(std::string_view text, std::size_t columns) {
-    if (detail::code_points(text) <= columns) {
-        return std::string(text);
-    }
-    return cut(text, columns - 1) + "\u2026";
-}
+using detail::fit;
+using detail::Scale;
 
 std::string padded_left(const std::string& text, std::size_t columns) {
     const std::size_t used = detail::code_points(text);
     return std::string(used < columns ? columns - used : 0, ' ') + text;
-}
-
-// One axis's drawn range, in axis units (log10 of the value on a log axis).
-struct Range {
-    Axis axis = Axis::Linear;
-    double low = 0;
-    double high = 1;
-
-    double fraction(double value) const {
-        const double unit = axis == Axis::Log ? std::log10(value) : value;
-        return (unit - low) / (high - low);
-    }
-
-    // The value at `fraction` of the way from low to high.
-    double value_at(double fraction) const {
-        const double unit = low + fraction * (high - low);
-        return axis == Axis::Log ? std::pow(10.0, unit) : unit;
-    }
-};
-
-Range range_of(const Plot& plot, bool along_x, Axis axis) {
-    std::vector<double> units = detail::drawn_values(plot, along_x, axis);
-    if (axis == Axis::Log) {
-        for (double& value : units) {
-            value = std::log10(value);
-        }
-    }
-    const auto [low, high] = std::minmax_element(units.begin(), units.end());
-    Range range{axis, *low, *high};
-    if (!std::isfinite(range.high - range.low)) {
-        throw ShowError("plot: the values span more than a double can hold; nothing to draw");
-    }
-    if (range.low == range.high) {
-        const double pad =
-            axis == Axis::Log ? 0.5 : (range.low == 0 ? 1.0 : std::fabs(range.low) / 2);
-        range.low -= pad;
-        range.high += pad;
-    }
-    return range;
 }
 
 // The plot area: braille dots, and characters (markers, series tags) drawn over them.
@@ -223,8 +155,8 @@ private:
 
 // Maps values onto the canvas's dots.
 struct Projection {
-    Range x;
-    Range y;
+    Scale x;
+    Scale y;
     long dot_columns = 1;
     long dot_rows = 1;
 
@@ -235,16 +167,27 @@ struct Projection {
     long dot_y(double value) const {
         return std::lround((1 - y.fraction(value)) * static_cast<double>(dot_rows - 1));
     }
+
+    bool drawable(const Series& series, std::size_t i) const {
+        return detail::drawable(series, i, x.axis, y.axis);
+    }
 };
 
+// The series' points joined; a point that cannot be drawn breaks the line.
 void draw_series(Canvas& canvas, const Projection& to, const Series& series) {
-    long x = to.dot_x(series.x[0]);
-    long y = to.dot_y(series.y[0]);
-    canvas.dot(x, y);
-    for (std::size_t i = 1; i < series.x.size(); ++i) {
+    bool joined = false;
+    long x = 0;
+    long y = 0;
+    for (std::size_t i = 0; i < series.x.size(); ++i) {
+        if (!to.drawable(series, i)) {
+            joined = false;
+            continue;
+        }
         const long next_x = to.dot_x(series.x[i]);
         const long next_y = to.dot_y(series.y[i]);
-        if (series.stroke == Stroke::Steps) {
+        if (!joined) {
+            canvas.dot(next_x, next_y);
+        } else if (series.stroke == Stroke::Steps) {
             canvas.segment(x, y, next_x, y);
             canvas.segment(next_x, y, next_x, next_y);
         } else {
@@ -252,6 +195,34 @@ void draw_series(Canvas& canvas, const Projection& to, const Series& series) {
         }
         x = next_x;
         y = next_y;
+        joined = true;
+    }
+}
+
+// The row of a gap's cross: the top for +inf, the bottom for -inf, and for
+// NaN the row of the last point drawn before it (or the first after it).
+long gap_row(const Projection& to, const Series& series, const detail::Gap& gap) {
+    const double first = series.y[gap.first];
+    if (std::isinf(first)) {
+        return first > 0 ? 0 : (to.dot_rows - 1) / 4;
+    }
+    for (std::size_t i = gap.first; i-- > 0;) {
+        if (to.drawable(series, i)) {
+            return to.dot_y(series.y[i]) / 4;
+        }
+    }
+    for (std::size_t i = gap.last + 1; i < series.y.size(); ++i) {
+        if (to.drawable(series, i)) {
+            return to.dot_y(series.y[i]) / 4;
+        }
+    }
+    return (to.dot_rows - 1) / 8;
+}
+
+void mark_gaps(Canvas& canvas, const Projection& to, const Series& series) {
+    for (const detail::Gap& gap : detail::gaps(series, to.x.axis)) {
+        canvas.glyph(
+            to.dot_x(series.x[gap.first]) / 2, gap_row(to, series, gap), detail::gap_glyph);
     }
 }
 
@@ -262,8 +233,15 @@ std::string series_tag(std::size_t index) {
 // A series' tag goes in the first free cell beside its last point: right,
 // above, below, left; on the point itself when all four are taken.
 void tag_series_end(Canvas& canvas, const Projection& to, const Series& series, std::size_t index) {
-    const long column = to.dot_x(series.x.back()) / 2;
-    const long row = to.dot_y(series.y.back()) / 4;
+    std::size_t last = series.x.size();
+    while (last > 0 && !to.drawable(series, last - 1)) {
+        --last;
+    }
+    if (last == 0) {
+        return;
+    }
+    const long column = to.dot_x(series.x[last - 1]) / 2;
+    const long row = to.dot_y(series.y[last - 1]) / 4;
     const std::array<std::array<long, 2>, 4> beside = {
         {{column + 1, row}, {column, row - 1}, {column, row + 1}, {column - 1, row}}};
     for (const auto& [c, r] : beside) {
@@ -278,6 +256,9 @@ void tag_series_end(Canvas& canvas, const Projection& to, const Series& series, 
 }
 
 void place_marker(Canvas& canvas, const Projection& to, const Marker& marker, std::size_t index) {
+    if (!detail::placeable(marker.x, to.x.axis) || !detail::placeable(marker.y, to.y.axis)) {
+        return;  // named in the notes
+    }
     canvas.glyph(to.dot_x(marker.x) / 2,
                  to.dot_y(marker.y) / 4,
                  marker_glyphs[index % marker_glyphs.size()]);
@@ -297,9 +278,43 @@ std::vector<std::string> legend_entries(const Plot& plot) {
     return entries;
 }
 
-// The entries packed into lines of `width` columns, at most `most` lines; an
-// ellipsis ends the last line when some did not fit.
+// The notes of what was not drawn, a cross before those whose gaps are marked.
+std::vector<std::string> note_entries(const std::vector<detail::Note>& notes) {
+    std::vector<std::string> entries;
+    for (const detail::Note& note : notes) {
+        entries.push_back((note.marked ? std::string(detail::gap_glyph) + " " : "") + note.text);
+    }
+    return entries;
+}
+
+// `text` in lines of at most `width` columns, broken at spaces, the lines
+// after the first indented by two; a word too long for a line is cut.
+std::vector<std::string> wrapped(const std::string& text, std::size_t width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t from = 0;
+    while (from < text.size()) {
+        std::size_t to = text.find(' ', from);
+        to = to == std::string::npos ? text.size() : to;
+        const std::string word = text.substr(from, to - from);
+        from = to + 1;
+        const std::size_t used = detail::code_points(line);
+        if (used > 2 && used + 1 + detail::code_points(word) > width) {
+            lines.push_back(line);
+            line = "  ";
+        }
+        line += (line.empty() || line == "  " ? "" : " ") + word;
+        line = fit(line, width);
+    }
+    lines.push_back(line);
+    return lines;
+}
+
+// The entries packed into lines of `width` columns, then each note on lines of
+// its own, at most `most` lines; an ellipsis ends the last line when some did
+// not fit.
 std::vector<std::string> legend_lines(const std::vector<std::string>& entries,
+                                      const std::vector<std::string>& notes,
                                       std::size_t width,
                                       std::size_t most) {
     std::vector<std::string> lines;
@@ -312,6 +327,11 @@ std::vector<std::string> legend_lines(const std::vector<std::string>& entries,
         line += (line.empty() ? "" : "  ") + fit(entry, width);
     }
     lines.push_back(line);
+    for (const std::string& note : notes) {
+        for (std::string& part : wrapped(note, width)) {
+            lines.push_back(std::move(part));
+        }
+    }
     if (lines.size() > most) {
         lines.resize(most);
         lines.back() = cut(lines.back(), width - 2) + " \u2026";
@@ -327,47 +347,154 @@ std::string header(const std::string& title, const std::string& y_label, std::si
     return fit(text, width);
 }
 
-// The row labels of the y axis: its extremes, and the middle row's value.
-std::vector<std::string> y_tick_labels(const Range& y, std::size_t rows) {
+// The line of each of `scale`'s ticks on a y axis of `rows` lines: the line
+// its dots fall in.
+std::vector<long> tick_rows(const Scale& scale, std::size_t rows) {
+    const Projection to{Scale{}, scale, 1, static_cast<long>(rows * 4)};
+    std::vector<long> lines;
+    for (const double tick : scale.ticks) {
+        lines.push_back(to.dot_y(tick) / 4);
+    }
+    return lines;
+}
+
+// The y axis for `rows` lines: the most round ticks that leave a line free
+// between two labels (two ticks, however close, when none do).
+Scale y_scale(const Plot& plot, Axis x_axis, Axis y_axis, std::size_t rows) {
+    for (std::size_t target = std::max<std::size_t>(1, rows / 3);; --target) {
+        Scale scale = detail::scale_of(plot, false, x_axis, y_axis, target);
+        const std::vector<long> lines = tick_rows(scale, rows);
+        bool apart = true;
+        for (std::size_t i = 1; i < lines.size(); ++i) {
+            apart = apart && std::labs(lines[i] - lines[i - 1]) >= 2;
+        }
+        if (apart || target == 1) {
+            return scale;
+        }
+    }
+}
+
+// The row labels of the y axis: each tick's label on its line, the first of
+// two ticks that share a line.
+std::vector<std::string> y_tick_labels(const Scale& y, std::size_t rows) {
     std::vector<std::string> labels(rows);
-    labels.back() = number(y.value_at(0));
-    labels.front() = number(y.value_at(1));
-    if (rows >= 3) {
-        const std::size_t middle = (rows - 1) / 2;
-        const double centre = (static_cast<double>(middle) + 0.5) / static_cast<double>(rows);
-        labels[middle] = number(y.value_at(1 - centre));
+    const std::vector<long> lines = tick_rows(y, rows);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto line = static_cast<std::size_t>(lines[i]);
+        if (line < rows && labels[line].empty()) {
+            labels[line] = y.tick_label(y.ticks[i]);
+        }
     }
     return labels;
 }
 
-std::string x_range_line(const Range& x,
-                         const std::string& x_label,
-                         std::size_t gutter,
-                         std::size_t width) {
-    const std::string low = number(x.value_at(0));
-    const std::string high = number(x.value_at(1));
-    std::string line = std::string(gutter, ' ') + low;
-    const std::size_t room =
-        width - std::min(width, detail::code_points(line) + detail::code_points(high));
-    if (room < 1) {
-        return fit(line, width);
+// The line under the x axis: tick labels centred under their columns, the x
+// label in the widest space between them, and the canvas columns ticked.
+struct XTicks {
+    Scale scale;
+    std::vector<long> columns;
+    std::string line;
+    bool complete = true;  // every tick labelled, and the x label placed
+};
+
+// `text` written into `cells` (one code point each) from `at`.
+void write(std::vector<std::string>& cells, std::size_t at, std::string_view text) {
+    for (std::size_t i = 0; i < text.size() && at < cells.size();) {
+        std::size_t length = 1;
+        while (i + length < text.size() &&
+               (static_cast<unsigned char>(text[i + length]) & 0xC0) == 0x80) {
+            ++length;
+        }
+        cells[at++] = std::string(text.substr(i, length));
+        i += length;
     }
-    const std::size_t label_columns = detail::code_points(x_label);
-    if (!x_label.empty() && label_columns + 4 <= room) {
-        const std::size_t before = (room - label_columns) / 2;
-        return line + std::string(before, ' ') + x_label +
-               std::string(room - before - label_columns, ' ') + high;
-    }
-    return line + std::string(room, ' ') + high;
 }
 
-// The series, then the markers over them, then the tags that tell several series apart.
+XTicks x_ticks_for(const Scale& scale,
+                   const std::string& x_label,
+                   std::size_t columns,
+                   std::size_t gutter,
+                   std::size_t width) {
+    XTicks ticks{scale, {}, "", true};
+    std::vector<std::string> cells(width, " ");
+    const Projection to{scale, Scale{}, static_cast<long>(columns * 2), 1};
+    std::size_t free_from = 0;  // the first cell after the last label and a space
+    std::vector<std::pair<std::size_t, std::size_t>> spaces;  // [from, to) between labels
+    for (const double tick : scale.ticks) {
+        const long column = to.dot_x(tick) / 2;
+        ticks.columns.push_back(column);
+        const std::string label = scale.tick_label(tick);
+        const std::size_t length = detail::code_points(label);
+        const std::size_t centre = gutter + static_cast<std::size_t>(column);
+        std::size_t start = centre > length / 2 ? centre - length / 2 : 0;
+        start = std::min(start, width > length ? width - length : 0);
+        if (start < free_from || start + length > width) {
+            ticks.complete = false;
+            continue;
+        }
+        spaces.emplace_back(std::max(free_from, gutter), std::max(start, gutter));
+        write(cells, start, label);
+        free_from = start + length + 1;
+    }
+    spaces.emplace_back(std::max(free_from, gutter), std::max({free_from, gutter, width}));
+    if (!x_label.empty()) {
+        // The space over the canvas that holds the label with two columns
+        // either side, nearest the centre.
+        const std::size_t length = detail::code_points(x_label);
+        const std::size_t centre = (gutter + width) / 2;
+        std::size_t best = spaces.size();
+        std::size_t best_distance = width;
+        for (std::size_t i = 0; i < spaces.size(); ++i) {
+            const auto [from, to] = spaces[i];
+            const std::size_t middle = (from + to) / 2;
+            const std::size_t distance = middle > centre ? middle - centre : centre - middle;
+            if (to - from >= length + 4 && distance < best_distance) {
+                best = i;
+                best_distance = distance;
+            }
+        }
+        if (best < spaces.size()) {
+            const auto [from, to] = spaces[best];
+            write(cells, from + (to - from - length) / 2, x_label);
+        } else {
+            ticks.complete = false;
+        }
+    }
+    for (const std::string& cell : cells) {
+        ticks.line += cell;
+    }
+    return ticks;
+}
+
+// The x axis in `columns` canvas columns: the most round ticks whose labels,
+// and the x label, all fit; two, however placed, when none do.
+XTicks x_ticks(const Plot& plot,
+               Axis x_axis,
+               Axis y_axis,
+               const std::string& x_label,
+               std::size_t columns,
+               std::size_t gutter,
+               std::size_t width) {
+    for (std::size_t target = std::max<std::size_t>(1, columns / 8);; --target) {
+        XTicks ticks = x_ticks_for(
+            detail::scale_of(plot, true, x_axis, y_axis, target), x_label, columns, gutter, width);
+        if (ticks.complete || target == 1) {
+            return ticks;
+        }
+    }
+}
+
+// The series, then the crosses at their gaps and the markers over them, then
+// the tags that tell several series apart.
 Canvas painted(
-    const Plot& plot, const Range& x, const Range& y, std::size_t columns, std::size_t rows) {
+    const Plot& plot, const Scale& x, const Scale& y, std::size_t columns, std::size_t rows) {
     Canvas canvas(columns, rows);
     const Projection to{x, y, canvas.dot_columns(), canvas.dot_rows()};
     for (const Series& series : plot.series()) {
         draw_series(canvas, to, series);
+    }
+    for (const Series& series : plot.series()) {
+        mark_gaps(canvas, to, series);
     }
     for (std::size_t i = 0; i < plot.markers().size(); ++i) {
         place_marker(canvas, to, plot.markers()[i], i);
@@ -378,10 +505,13 @@ Canvas painted(
     return canvas;
 }
 
-std::string horizontal_rule(std::size_t columns) {
+// The x axis's rule, ticked under each tick's column.
+std::string horizontal_rule(std::size_t columns, const std::vector<long>& ticked) {
     std::string rule;
     for (std::size_t column = 0; column < columns; ++column) {
-        rule += "\u2500";
+        const bool tick =
+            std::find(ticked.begin(), ticked.end(), static_cast<long>(column)) != ticked.end();
+        rule += tick ? "\u252C" : "\u2500";
     }
     return rule;
 }
@@ -399,20 +529,27 @@ std::string Plot::text(std::size_t width, std::size_t height) const {
                         std::to_string(height) + " lines is too small; give at least " +
                         std::to_string(minimum_columns) + " by " + std::to_string(minimum_rows));
     }
-    const Range x = range_of(*this, true, x_axis_);
-    const Range y = range_of(*this, false, y_axis_);
+    if (series_.empty()) {
+        (void)detail::drawn_values(*this, false, x_axis_, y_axis_);  // throws: nothing to draw
+    }
     const bool has_header = !title_.empty() || !y_label_.empty();
-    const std::size_t around = (has_header ? 1 : 0) + 2;  // the header, the x axis, its range
+    const std::size_t around = (has_header ? 1 : 0) + 2;  // the header, the x axis, its ticks
     const std::vector<std::string> legend =
-        legend_lines(legend_entries(*this), width, height - around - 1);
+        legend_lines(legend_entries(*this),
+                     note_entries(detail::notes(*this, x_axis_, y_axis_, x_label_)),
+                     width,
+                     height - around - 1);
     const std::size_t rows = height - around - legend.size();
 
+    const Scale y = y_scale(*this, x_axis_, y_axis_, rows);
     const std::vector<std::string> tick_labels = y_tick_labels(y, rows);
     std::size_t label_columns = 0;
     for (const std::string& label : tick_labels) {
         label_columns = std::max(label_columns, detail::code_points(label));
     }
-    const Canvas canvas = painted(*this, x, y, width - label_columns - 2, rows);
+    const std::size_t columns = width - std::min(width - 2, label_columns + 2);
+    const XTicks x = x_ticks(*this, x_axis_, y_axis_, x_label_, columns, label_columns + 2, width);
+    const Canvas canvas = painted(*this, x.scale, y, columns, rows);
 
     std::string out;
     if (has_header) {
@@ -424,9 +561,9 @@ std::string Plot::text(std::size_t width, std::size_t height) const {
             trimmed(padded_left(tick_labels[row], label_columns) + " " + axis + canvas.row(row)) +
             "\n";
     }
-    out +=
-        std::string(label_columns + 1, ' ') + "\u2514" + horizontal_rule(canvas.columns()) + "\n";
-    out += trimmed(x_range_line(x, x_label_, label_columns + 2, width)) + "\n";
+    out += std::string(label_columns + 1, ' ') + "\u2514" +
+           horizontal_rule(canvas.columns(), x.columns) + "\n";
+    out += trimmed(x.line) + "\n";
     for (const std::string& line : legend) {
         out += trimmed(line) + "\n";
     }

@@ -146,8 +146,8 @@ TEST(Tensor, ArithmeticWithMismatchedShapesThrowsShapeError) {
     EXPECT_THROW(a - b, ShapeError);
     EXPECT_THROW(a * b, ShapeError);
     EXPECT_THROW(a / b, ShapeError);
-    // A one-element tensor of rank 1 is not a scalar: only rank 0 broadcasts.
-    EXPECT_THROW(a * Tensor<double>::filled({1}, 2.0), ShapeError);
+    // Aligned from the last axis, [2] meets the extent 3 of [2, 3].
+    EXPECT_THROW(a * Tensor<double>::filled({2}, 2.0), ShapeError);
     try {
         (void)(a * b);
         FAIL();

@@ -10,6 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace topos {
@@ -147,7 +150,9 @@ TEST(Function, RefusesABodyThatCannotTakeTheDeclaredArguments) {
             (void)Function<double>(model.network, one, {Argument::Real, Argument::Real});
         },
         ::testing::ThrowsMessage<Error>(HasSubstr("cannot be called with 2 arguments")));
-    EXPECT_THROW((void)Function<double>(model.network, one, {}), Error);
+    EXPECT_THAT(
+        [&] { (void)Function<double>(model.network, one, {}); },
+        ::testing::ThrowsMessage<Error>(HasSubstr("takes 1 to 8 arguments; 0 were declared")));
 }
 
 TEST(Function, RefusesInputsOfAnotherCountAndIndicesThatAreNotIntegers) {
@@ -159,7 +164,11 @@ TEST(Function, RefusesInputsOfAnotherCountAndIndicesThatAreNotIntegers) {
                                 {Argument::Real, Argument::Indices});
     const Parameters<double> parameters = model.network.parameters();
     EXPECT_THAT([&] { (void)loss(parameters, rows(2, 1)); },
-                ::testing::ThrowsMessage<FeedError>(HasSubstr("takes 2 inputs, but 1 were given")));
+                ::testing::ThrowsMessage<FeedError>(HasSubstr(
+                    "Function call: this Function takes 2 arguments (real, indices), but 1 was "
+                    "given")));
+    EXPECT_THAT([&] { (void)loss(parameters, rows(2, 1), labels(2), labels(2)); },
+                ::testing::ThrowsMessage<FeedError>(HasSubstr("but 3 were given")));
     EXPECT_THROW((void)loss(parameters, rows(2, 1), Tensor<double>(Shape{2}, {0.5, 1.0})),
                  FeedError);
 }
@@ -178,6 +187,173 @@ TEST(Function, ValueAndGradientsNeedsARankZeroValue) {
                                    [&](const Value<double>& x) { return model.mlp.express(x); });
     EXPECT_THROW((void)predict.value_and_gradients(model.network.parameters(), rows(2, 1)),
                  GradientError);
+}
+
+// ---- errors in the terms of the call ----
+
+Tensor<double> normal(const Shape& shape) {
+    return init::normal(1, 1.0).make<double>(shape);
+}
+
+Function<double> loss_of(const Model& model, std::vector<Argument> arguments) {
+    return Function<double>(
+        model.network,
+        [&](const Value<double>& x, const Value<double>& y) {
+            return cross_entropy(model.mlp.express(x), y);
+        },
+        std::move(arguments));
+}
+
+TEST(Function, ACallThatDoesNotFitNamesTheArgumentAndTheShapeTheBodyNeeds) {
+    const Model model;
+    const Parameters<double> parameters = model.network.parameters();
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
+    (void)predict(parameters, rows(5, 1));
+    EXPECT_THAT(
+        [&] {
+            (void)predict(parameters, normal(Shape{8, 29}));
+        },
+        ::testing::ThrowsMessage<ShapeError>(::testing::AllOf(
+            HasSubstr("Function call: argument 0 (real): expected [_, 4], got [8, 29] "
+                      "(a plan was compiled at [5, 4]): MatMul of argument 0 [8, 29], "
+                      "parameter 0 [4, 8]: the inner extents differ (29 vs 4)"),
+            ::testing::Not(HasSubstr("node")))));
+    EXPECT_EQ(predict.compiled(), 1u);
+}
+
+TEST(Function, AFirstCallThatDoesNotFitNamesTheArgumentAndTheOperation) {
+    const Model model;
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
+    EXPECT_THAT(
+        [&] {
+            (void)predict(model.network.parameters(), normal(Shape{8, 29}));
+        },
+        ::testing::ThrowsMessage<ShapeError>(
+            HasSubstr("Function call: the body cannot take argument 0 (real) [8, 29]: "
+                      "MatMul of argument 0 [8, 29], parameter 0 [4, 8]: ")));
+    EXPECT_EQ(predict.compiled(), 0u);
+}
+
+TEST(Function, ARankZeroArgumentWhereTheBodyReadsABatchIsNamed) {
+    const Model model;
+    const Parameters<double> parameters = model.network.parameters();
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
+    (void)predict(parameters, rows(5, 1));
+    (void)predict(parameters, rows(7, 2));
+    EXPECT_THAT([&] { (void)predict(parameters, Tensor<double>(3.0)); },
+                ::testing::ThrowsMessage<ShapeError>(::testing::AllOf(
+                    HasSubstr("Function call: argument 0 (real): expected [_, 4], got []"),
+                    HasSubstr("MatMul of argument 0 [], parameter 0 [4, 8]"),
+                    HasSubstr("argument 0 is rank 0: give it the axes the body reads"))));
+}
+
+TEST(Function, AnArgumentOfTheWrongKindIsNamedWithTheDeclarationToChange) {
+    const Model model;
+    const Parameters<double> parameters = model.network.parameters();
+    const Function<double> real_labels = loss_of(model, {Argument::Real, Argument::Real});
+    EXPECT_THAT(
+        [&] { (void)real_labels(parameters, rows(2, 1), labels(2)); },
+        ::testing::ThrowsMessage<ShapeError>(::testing::AllOf(
+            HasSubstr("Function call: the body cannot take argument 1 (real) [2]: cross_entropy "
+                      "of node 12 [2, 3] (the logits), argument 1 [2] (the labels): the labels "
+                      "must hold indices"),
+            HasSubstr("argument 1 is declared Argument::Real: declare it Argument::Indices"))));
+    const Function<double> index_rows = loss_of(model, {Argument::Indices, Argument::Indices});
+    EXPECT_THAT(
+        [&] {
+            (void)index_rows(parameters, Tensor<double>::filled(Shape{2, 4}, 1.0), labels(2));
+        },
+        ::testing::ThrowsMessage<ShapeError>(::testing::AllOf(
+            HasSubstr("Function call: the body cannot take argument 0 (indices) [2, 4]: MatMul "
+                      "of argument 0 [2, 4], parameter 0 [4, 8]: operand 0 holds indices"),
+            HasSubstr("argument 0 is declared Argument::Indices: declare it Argument::Real"))));
+}
+
+TEST(Function, BatchesThatDisagreeAreNotReportedAsFixedExtents) {
+    const Model model;
+    const Parameters<double> parameters = model.network.parameters();
+    const Function<double> loss = loss_of(model, {Argument::Real, Argument::Indices});
+    (void)loss(parameters, rows(2, 1), labels(2));
+    EXPECT_THAT([&] { (void)loss(parameters, rows(8, 1), labels(7)); },
+                ::testing::ThrowsMessage<ShapeError>(::testing::AllOf(
+                    HasSubstr("Function call: the body cannot take argument 1 (indices) [7]: "
+                              "cross_entropy of node 12 [8, 3] (the logits), argument 1 [7] "
+                              "(the labels): the labels must be [8]"),
+                    ::testing::Not(HasSubstr("expected")))));
+    EXPECT_THAT(
+        [&] {
+            (void)loss(parameters, normal(Shape{8, 29}), labels(8));
+        },
+        ::testing::ThrowsMessage<ShapeError>(
+            HasSubstr("Function call: argument 0 (real): expected [_, 4], got [8, 29] "
+                      "(a plan was compiled at [2, 4], [2]): MatMul of argument 0")));
+}
+
+// The lines of `path` (under the source tree) from the first holding `first`
+// while they start with `prefix` and do not close a fenced block, each without
+// `prefix`.
+std::string quoted_lines(const std::string& path,
+                         const std::string& first,
+                         const std::string& prefix) {
+    std::ifstream in(std::string(TOPOS_SOURCE_DIR) + "/" + path);
+    std::string line;
+    std::string text;
+    bool inside = false;
+    while (std::getline(in, line)) {
+        inside = inside || line.find(first) != std::string::npos;
+        if (inside && (line.rfind(prefix, 0) != 0 || line.rfind("```", 0) == 0)) {
+            break;
+        }
+        if (inside) {
+            text += line.substr(prefix.size()) + '\n';
+        }
+    }
+    return text;
+}
+
+TEST(Function, DescribePrintsTheExampleOfItsHeaderAndOfTheGuide) {
+    const Model model;
+    const Parameters<double> parameters = model.network.parameters();
+    const Function<double> loss = loss_of(model, {Argument::Real, Argument::Indices});
+    (void)loss.value_and_gradients(parameters, rows(50, 1), labels(50));
+    (void)loss(parameters, rows(297, 2), labels(297));
+    const std::string header = quoted_lines(
+        "include/topos/model/function.hpp", "Function(real, indices) over", "    //   ");
+    ASSERT_FALSE(header.empty());
+    EXPECT_EQ(loss.describe(), header);
+    const std::string guide =
+        quoted_lines("docs/guide/models.md", "Function(real, indices) over", "");
+    EXPECT_THAT(guide, HasSubstr(header));
+}
+
+TEST(Function, AFailureAwayFromTheArgumentsNamesEveryArgumentsKindAndShape) {
+    Tape<double> tape;
+    const Value<double> w = tape.parameter(Tensor<double>(Shape{2, 1}, {0.5, -2.0}));
+    const Network<double> model = std::move(tape).into_network();
+    const Function<double> project(model,
+                                   [&](const Value<double>& x) { return x.tanh().matmul(w); });
+    EXPECT_THAT(
+        [&] {
+            (void)project(model.parameters(), Tensor<double>(Shape{1, 3}, {1.0, 2.0, 3.0}));
+        },
+        ::testing::ThrowsMessage<ShapeError>(
+            HasSubstr("Function call: the body cannot be recorded at (real [1, 3]): MatMul of "
+                      "node 2 [1, 3], parameter 0 [2, 1]: the inner extents differ (3 vs 2)")));
+}
+
+TEST(Function, DescribeCountsOneParameterAndOnePlanInTheSingular) {
+    Tape<double> tape;
+    const Value<double> w = tape.parameter(Tensor<double>(Shape{2, 1}, {0.5, -2.0}));
+    const Network<double> model = std::move(tape).into_network();
+    const Function<double> project(model, [&](const Value<double>& x) { return x.matmul(w); });
+    EXPECT_EQ(project.describe(), "Function(real) over 1 parameter, 0 plans\n");
+    (void)project(model.parameters(), Tensor<double>(Shape{1, 2}, {1.0, 3.0}));
+    EXPECT_THAT(
+        project.describe(),
+        ::testing::StartsWith("Function(real) over 1 parameter, 1 plan:\n  value      [1, 2]: "));
 }
 
 // ---- values of a network and of tapes reopened from it ----

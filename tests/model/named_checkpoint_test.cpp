@@ -74,14 +74,16 @@ TEST(NamedParameters, ModulesNameTheirParametersAsPyTorchDoes) {
     EXPECT_EQ(named[0].symbol, net.fc.weight().symbol());
 
     const Mlp<float> mlp(tape, {4, 5, 2}, Activation::Tanh, init::xavier(3));
-    EXPECT_THAT(
-        names_of(named_parameters(mlp)),
-        ElementsAre("layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"));
+    EXPECT_THAT(names_of(named_parameters(mlp)),
+                ElementsAre("0.weight", "0.bias", "2.weight", "2.bias"));
+    const Mlp<float> linear(tape, {4, 5, 2}, Activation::Identity, init::xavier(3));
+    EXPECT_THAT(names_of(named_parameters(linear)),
+                ElementsAre("0.weight", "0.bias", "1.weight", "1.bias"));
     const TransformerBlock<float> block(tape, 8, 2, 16, init::xavier(4));
     const auto block_names = names_of(named_parameters({{"blocks.0", block}}));
     EXPECT_EQ(block_names.front(), "blocks.0.norm1.weight");
     EXPECT_THAT(block_names, ::testing::Contains("blocks.0.attention.query.weight"));
-    EXPECT_EQ(block_names.back(), "blocks.0.mlp.layers.1.bias");
+    EXPECT_EQ(block_names.back(), "blocks.0.mlp.2.bias");
 }
 
 TEST(NamedParameters, RefusesANameGivenTwiceAndAPartWithoutAName) {

@@ -63,14 +63,84 @@ TEST(TensorCard, HeaderNamesElementTypeAndShapeThenExtremesAndMean) {
     EXPECT_THAT(card.html(), Not(HasSubstr("infinite")));
 }
 
-TEST(TensorCard, SmallMatrixIsATableShadedFromBlueAtTheMinimumToRedAtTheMaximum) {
+// The colour a card paints the cell of `text` with: "blue", "red", "none", or
+// what the style says when it is neither.
+std::string cell_colour(const std::string& html, const std::string& text) {
+    const std::string end = "\">" + text + "</td>";
+    const std::size_t close = html.find(end);
+    if (close == std::string::npos) {
+        return "no cell " + text;
+    }
+    const std::size_t open = html.rfind("<td style=\"", close);
+    const std::string style = html.substr(open + 11, close - open - 11);
+    if (style == "background:none") {
+        return "none";
+    }
+    if (style.rfind("background:rgba(33,102,172,", 0) == 0) {
+        return "blue";
+    }
+    if (style.rfind("background:rgba(178,24,43,", 0) == 0) {
+        return "red";
+    }
+    return style;
+}
+
+// The opacity of the cell of `text`.
+double cell_opacity(const std::string& html, const std::string& text) {
+    const std::size_t close = html.find("\">" + text + "</td>");
+    const std::size_t comma = html.rfind(',', close);
+    return std::stod(html.substr(comma + 1, close - 1 - comma - 1));
+}
+
+TEST(TensorCard, SmallMatrixIsATableShadedBlueBelowZeroAndRedAboveIt) {
     const Html card = show::card(Tensor<double>({2, 3}, {1, -1, 2, 5, 0, 3}));
     expect_sound(card);
     EXPECT_THAT(card.html(), HasSubstr("Tensor&lt;double&gt; [2, 3]"));
     EXPECT_EQ(occurrences(card.html(), "<table"), 1u);
-    EXPECT_EQ(occurrences(card.html(), "<td style=\"background:rgba("), 6u);
-    EXPECT_THAT(card.html(), HasSubstr("<td style=\"background:rgba(33,102,172,0.60)\">-1</td>"));
+    EXPECT_EQ(occurrences(card.html(), "<td style=\"background:rgba("), 5u);
     EXPECT_THAT(card.html(), HasSubstr("<td style=\"background:rgba(178,24,43,0.60)\">5</td>"));
+    EXPECT_EQ(cell_colour(card.html(), "-1"), "blue");
+    EXPECT_EQ(cell_colour(card.html(), "0"), "none");
+    for (const char* positive : {"1", "2", "3", "5"}) {
+        EXPECT_EQ(cell_colour(card.html(), positive), "red") << positive;
+    }
+}
+
+TEST(TensorCard, SignedDataDivergesFromZeroSoASmallNegativeIsPaintedNegative) {
+    const std::string html = show::card(Tensor<double>({2}, {-0.01, 5})).html();
+    EXPECT_EQ(cell_colour(html, "-0.01"), "blue") << html;
+    EXPECT_EQ(cell_colour(html, "5"), "red") << html;
+    EXPECT_GT(cell_opacity(html, "-0.01"), 0);  // faint, but visible
+    EXPECT_LT(cell_opacity(html, "-0.01"), cell_opacity(html, "5"));
+    const std::string mixed =
+        show::card(Tensor<float>({6}, {-3.0f, -0.5f, -0.001f, 0.002f, 0.4f, 1.0f})).html();
+    for (const char* negative : {"-3", "-0.5", "-0.001"}) {
+        EXPECT_EQ(cell_colour(mixed, negative), "blue") << negative;
+    }
+    for (const char* positive : {"0.002", "0.4", "1"}) {
+        EXPECT_EQ(cell_colour(mixed, positive), "red") << positive;
+    }
+}
+
+TEST(TensorCard, SignedDataSharesOneScaleSetByTheLargerMagnitude) {
+    const std::string html = show::card(Tensor<double>({4}, {-4, -2, 2, 8})).html();
+    EXPECT_DOUBLE_EQ(cell_opacity(html, "8"), 0.60);
+    EXPECT_DOUBLE_EQ(cell_opacity(html, "-2"), cell_opacity(html, "2"));
+    EXPECT_LT(cell_opacity(html, "-4"), 0.60);  // -4 is half the larger magnitude
+    EXPECT_LT(cell_opacity(html, "-2"), cell_opacity(html, "-4"));
+}
+
+TEST(TensorCard, DataOfOneSignIsShadedFromZeroInItsOwnColour) {
+    const std::string positive = show::card(Tensor<double>({3}, {0.9, 0.95, 1})).html();
+    for (const char* value : {"0.9", "0.95", "1"}) {
+        EXPECT_EQ(cell_colour(positive, value), "red") << value;
+    }
+    EXPECT_GT(cell_opacity(positive, "0.9"), 0.5);  // a magnitude near the largest
+    const std::string negative = show::card(Tensor<double>({3}, {-6, -3, -1})).html();
+    for (const char* value : {"-6", "-3", "-1"}) {
+        EXPECT_EQ(cell_colour(negative, value), "blue") << value;
+    }
+    EXPECT_DOUBLE_EQ(cell_opacity(negative, "-6"), 0.60);
 }
 
 TEST(TensorCard, CountsNaNAndInfinitiesAndShadesOnlyFiniteCells) {

@@ -1,5 +1,6 @@
 // show::Plot and show::live_volume: the builder's checks, the SVG's structure,
 // the braille text's geometry, and the live-volume charts of the seeds' plans.
+#include "show/plot_values.hpp"
 #include "show/seed_networks.hpp"
 #include "show/well_formed.hpp"
 #include <topos/show/plot.hpp>
@@ -96,6 +97,15 @@ void expect_text_geometry(const std::string& text, std::size_t width, std::size_
     }
 }
 
+// The text with each legend line that continues a note (indented by two)
+// joined to the line before it.
+std::string unwrapped(std::string text) {
+    for (std::size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
+        text.replace(at, 3, " ");
+    }
+    return text;
+}
+
 Plot two_series_plot() {
     Plot plot;
     plot.title("loss").x_label("step").y_label("value");
@@ -131,12 +141,14 @@ TEST(Plot, ASeriesWithoutAPointIsRefused) {
     EXPECT_TRUE(plot.series().empty());
 }
 
-TEST(Plot, ANonFiniteValueIsRefused) {
+TEST(Plot, ANonFiniteXOrMarkerIsRefusedButANonFiniteYIsKept) {
     Plot plot;
-    EXPECT_THROW(plot.line("nan", {1, std::nan(""), 3}), ShowError);
     EXPECT_THROW(plot.line("inf", {0, HUGE_VAL}, {1, 2}), ShowError);
-    EXPECT_THROW(plot.steps("-inf", {1, -HUGE_VAL}), ShowError);
+    EXPECT_THROW(plot.steps("nan", {0, std::nan("")}, {1, 2}), ShowError);
     EXPECT_THROW(plot.mark(std::nan(""), 1, "marker"), ShowError);
+    EXPECT_NO_THROW(plot.line("nan", {1, std::nan(""), 3}));
+    EXPECT_NO_THROW(plot.steps("-inf", {1, -HUGE_VAL}));
+    EXPECT_EQ(plot.series().size(), 2U);
 }
 
 TEST(Plot, XAndYOfDifferentSizesAreRefused) {
@@ -162,21 +174,59 @@ TEST(Plot, AnErrorNamesTheSeries) {
     }
 }
 
-TEST(Plot, ALogAxisRefusesAZeroValue) {
+TEST(Plot, ALogAxisSkipsValuesAtOrBelowZeroWithANoteInBothRenderings) {
     Plot plot;
-    plot.y_axis(Axis::Log).line("loss", {1, 0.1, 0});
-    EXPECT_THROW((void)plot.svg(), ShowError);
-    EXPECT_THROW((void)plot.text(), ShowError);
+    plot.y_axis(Axis::Log).line("loss", {1, 0.1, 0, -1, 0.01});
+    const std::string svg = plot.svg();
+    const std::string text = plot.text(72, 12);
+    const std::string note =
+        "loss: 2 values <= 0 not drawn on the log axis (0 at x = 2, -1 at x = 3)";
+    EXPECT_NE(svg.find(std::regex_replace(note, std::regex("<"), "&lt;")), std::string::npos)
+        << svg;
+    EXPECT_NE(text.find(note), std::string::npos) << text;
+    EXPECT_EQ(well_formedness_error(svg), "");
+    expect_text_geometry(text, 72, 12);
+    EXPECT_EQ(tick_values(svg, "ticks y-ticks"), (std::vector<double>{0.01, 0.1, 1}));
 }
 
-TEST(Plot, ALogAxisRefusesANegativeXOrMarker) {
+TEST(Plot, ALogAxisSkipsANegativeXOrMarkerWithANote) {
     Plot on_x;
-    on_x.x_axis(Axis::Log).line("a", {-1, 1}, {1, 2});
-    EXPECT_THROW((void)on_x.svg(), ShowError);
+    on_x.x_axis(Axis::Log).x_label("rate").line("a", {-1, 1, 10}, {1, 2, 3});
+    EXPECT_NE(on_x.svg().find("a: 1 value &lt;= 0 not drawn on the log axis (rate -1)"),
+              std::string::npos);
+    EXPECT_NE(on_x.text().find("a: 1 value <= 0 not drawn on the log axis (rate -1)"),
+              std::string::npos);
     Plot marked;
     marked.y_axis(Axis::Log).line("a", {1, 2}).mark(0, -3, "below zero");
-    EXPECT_THROW((void)marked.svg(), ShowError);
-    EXPECT_THROW((void)marked.text(), ShowError);
+    const std::string svg = marked.svg();
+    EXPECT_EQ(count(svg, "<circle class=\"marker\""), 0U);
+    EXPECT_NE(svg.find("marker below zero: at (0, -3), &lt;= 0, not drawn on the log axis"),
+              std::string::npos);
+    EXPECT_NE(marked.text().find("marker below zero: at (0, -3), <= 0, not drawn on the log axis"),
+              std::string::npos);
+}
+
+TEST(Plot, ASeriesWithNothingDrawableDrawsAnEmptyFrameWithItsNote) {
+    Plot diverged;
+    diverged.x_label("step").line("loss", {std::nan(""), std::nan(""), HUGE_VAL});
+    const std::string svg = diverged.svg();
+    EXPECT_EQ(well_formedness_error(svg), "");
+    EXPECT_NE(svg.find("d=\"\""), std::string::npos);  // the series' path is empty
+    EXPECT_NE(svg.find("loss: 3 points not finite (NaN at step 0 to 1, +inf at step 2)"),
+              std::string::npos)
+        << svg;
+    const std::string text = diverged.text(60, 12);
+    expect_text_geometry(text, 60, 12);
+    const std::string chart = text.substr(0, text.find("\u2514"));
+    EXPECT_EQ(braille_cells(chart), 0U) << text;
+    EXPECT_NE(
+        unwrapped(text).find("loss: 3 points not finite (NaN at step 0 to 1, +inf at step 2)"),
+        std::string::npos)
+        << text;
+    Plot on_log;
+    on_log.y_axis(Axis::Log).line("zero", {0, 0});
+    EXPECT_EQ(well_formedness_error(on_log.svg()), "");
+    EXPECT_NE(on_log.text().find("zero: 2 values <= 0"), std::string::npos);
 }
 
 TEST(Plot, APlotWithoutASeriesIsNotDrawn) {
@@ -184,6 +234,66 @@ TEST(Plot, APlotWithoutASeriesIsNotDrawn) {
     plot.title("nothing");
     EXPECT_THROW((void)plot.svg(), ShowError);
     EXPECT_THROW((void)plot.text(), ShowError);
+}
+
+// --- the tick rule both renderings share ------------------------------------------
+
+void expect_ticks(const detail::Scale& scale, const std::vector<double>& expected) {
+    ASSERT_EQ(scale.ticks.size(), expected.size()) << ::testing::PrintToString(scale.ticks);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_NEAR(scale.ticks[i], expected[i], std::fabs(expected[i]) * 1e-9 + 1e-12) << i;
+    }
+}
+
+std::vector<std::string> labels_of(const detail::Scale& scale) {
+    std::vector<std::string> labels;
+    for (const double tick : scale.ticks) {
+        labels.push_back(scale.tick_label(tick));
+    }
+    return labels;
+}
+
+TEST(PlotTicks, LinearTicksAreRoundMultiplesInsideTheRange) {
+    const detail::Scale tenths = detail::round_scale(0.13, 0.87, Axis::Linear, 4);
+    expect_ticks(tenths, {0.2, 0.4, 0.6, 0.8});
+    EXPECT_EQ(labels_of(tenths), (std::vector<std::string>{"0.2", "0.4", "0.6", "0.8"}));
+    EXPECT_DOUBLE_EQ(tenths.low, 0.13);  // the range is the values', not widened
+    EXPECT_DOUBLE_EQ(tenths.high, 0.87);
+    expect_ticks(detail::round_scale(-17, 1234, Axis::Linear, 4), {0, 500, 1000});
+    expect_ticks(detail::round_scale(0, 50, Axis::Linear, 5), {0, 10, 20, 30, 40, 50});
+    expect_ticks(detail::round_scale(-0.003, -0.0012, Axis::Linear, 3),
+                 {-0.003, -0.0025, -0.002, -0.0015});
+    // At least two ticks, however few the target: a step of 1 (nearest 0.74)
+    // holds none here, 0.5 one, so the step is 0.2.
+    expect_ticks(detail::round_scale(0.13, 0.87, Axis::Linear, 1), {0.2, 0.4, 0.6, 0.8});
+}
+
+TEST(PlotTicks, LogTicksArePowersOfTenOrEveryKthPowerOverManyDecades) {
+    const detail::Scale decades = detail::round_scale(1, 1000, Axis::Log, 4);
+    expect_ticks(decades, {1, 10, 100, 1000});
+    EXPECT_EQ(labels_of(decades), (std::vector<std::string>{"1", "10", "100", "1000"}));
+    const detail::Scale many = detail::round_scale(4e-31, 0.108, Axis::Log, 3);
+    expect_ticks(many, {1e-30, 1e-20, 1e-10});
+    EXPECT_EQ(labels_of(many), (std::vector<std::string>{"1e-30", "1e-20", "1e-10"}));
+}
+
+TEST(PlotTicks, NarrowLogRangeTicksOneTwoAndFiveTimesAPowerOfTen) {
+    const detail::Scale narrow = detail::round_scale(0.02, 0.9, Axis::Log, 6);
+    expect_ticks(narrow, {0.02, 0.05, 0.1, 0.2, 0.5});
+    EXPECT_EQ(labels_of(narrow), (std::vector<std::string>{"0.02", "0.05", "0.1", "0.2", "0.5"}));
+    // Within one decade and without a 1, 2 or 5 pair: round linear steps.
+    expect_ticks(detail::round_scale(3, 4, Axis::Log, 2), {3, 3.5, 4});
+}
+
+TEST(PlotTicks, ARangeOfOneValueIsWidenedAroundIt) {
+    const detail::Scale five = detail::round_scale(5, 5, Axis::Linear, 4);
+    EXPECT_DOUBLE_EQ(five.low, 2.5);
+    EXPECT_DOUBLE_EQ(five.high, 7.5);
+    expect_ticks(five, {3, 4, 5, 6, 7});
+    expect_ticks(detail::round_scale(0, 0, Axis::Linear, 4), {-1, -0.5, 0, 0.5, 1});
+    const detail::Scale hundred = detail::round_scale(100, 100, Axis::Log, 4);
+    expect_ticks(hundred, {50, 100, 200});
+    EXPECT_EQ(labels_of(hundred), (std::vector<std::string>{"50", "100", "200"}));
 }
 
 // --- svg -----------------------------------------------------------------------
@@ -254,15 +364,50 @@ TEST(PlotSvg, PutsLinearTicksAtRoundNumbers) {
             }
         }
     }
-    EXPECT_LE(tick_values(svg, "ticks y-ticks").front(), -17);
-    EXPECT_GE(tick_values(svg, "ticks y-ticks").back(), 1234);
+    // Inside the values' range, which is not widened to the ticks.
+    EXPECT_EQ(tick_values(svg, "ticks y-ticks"),
+              (std::vector<double>{0, 200, 400, 600, 800, 1000, 1200}));
+    EXPECT_EQ(tick_values(svg, "ticks x-ticks"),
+              (std::vector<double>{0.5, 1, 1.5, 2, 2.5, 3, 3.5}));
 }
 
 TEST(PlotSvg, PutsLogTicksAtPowersOfTen) {
     Plot plot;
     plot.y_axis(Axis::Log).line("loss", {2.5, 0.3, 0.04, 0.002});
     const std::vector<double> ticks = tick_values(plot.svg(), "ticks y-ticks");
-    EXPECT_EQ(ticks, (std::vector<double>{0.001, 0.01, 0.1, 1, 10}));
+    EXPECT_EQ(ticks, (std::vector<double>{0.01, 0.1, 1}));
+}
+
+TEST(PlotSvg, BreaksTheLineAtNaNAndInfinityAndMarksEachGap) {
+    Plot plot;
+    plot.x_label("step").line("loss", {1, 2, std::nan(""), std::nan(""), 3, HUGE_VAL, 2, 1});
+    const std::string svg = plot.svg();
+    EXPECT_EQ(well_formedness_error(svg), "");
+    const std::regex path(R"re(class="series series-0" stroke="[^"]+" d="([^"]+)")re");
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(svg, match, path));
+    const std::string d = match[1];
+    EXPECT_EQ(d.find("nan"), std::string::npos) << d;
+    EXPECT_EQ(d.find("inf"), std::string::npos) << d;
+    // Three pieces: steps 0-1, step 4 alone (a ring), steps 6-7.
+    EXPECT_EQ(count(d, "M"), 3U) << d;
+    EXPECT_EQ(count(d, " a3,3"), 2U) << d;  // one ring: two arcs
+    EXPECT_EQ(count(svg, "class=\"gap\""), 2U);
+    EXPECT_NE(svg.find("\u00D7 loss: 3 points not finite (NaN at step 2 to 3, +inf at step 5)"),
+              std::string::npos)
+        << svg;
+    // The range is the finite values': 1 to 3.
+    const std::vector<double> ticks = tick_values(svg, "ticks y-ticks");
+    EXPECT_GE(ticks.front(), 1);
+    EXPECT_LE(ticks.back(), 3);
+}
+
+TEST(PlotSvg, NamesAtMostThreePlacesInANote) {
+    Plot plot;
+    plot.line("a", {std::nan(""), 1, HUGE_VAL, 1, -HUGE_VAL, 1, std::nan(""), 1});
+    EXPECT_NE(plot.svg().find("a: 4 points not finite (NaN at x = 0, +inf at x = 2, -inf at "
+                              "x = 4, ...)"),
+              std::string::npos);
 }
 
 TEST(PlotSvg, EscapesTheTitleTheLabelsAndTheLegend) {
@@ -360,21 +505,145 @@ TEST(PlotText, DrawsTheSeriesInBraille) {
     EXPECT_GT(braille_cells(text), 10U) << text;
 }
 
-TEST(PlotText, ShowsTheTitleAndTheAxisRanges) {
+// The y axis's tick labels, top to bottom: the text before each "┤".
+std::vector<std::string> y_tick_labels(const std::string& text) {
+    std::vector<std::string> labels;
+    for (const std::string& line : lines_of(text)) {
+        const std::size_t axis = line.find(" \u2524");
+        if (axis != std::string::npos) {
+            labels.push_back(
+                line.substr(line.find_first_not_of(' '), axis - line.find_first_not_of(' ')));
+        }
+    }
+    return labels;
+}
+
+// The words of the line under the x axis's rule.
+std::vector<std::string> x_tick_line(const std::string& text) {
+    const std::vector<std::string> lines = lines_of(text);
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+        if (lines[i].find("\u2514") != std::string::npos) {
+            std::istringstream words(lines[i + 1]);
+            std::vector<std::string> found;
+            for (std::string word; words >> word;) {
+                found.push_back(word);
+            }
+            return found;
+        }
+    }
+    return {};
+}
+
+TEST(PlotText, ShowsTheTitleAndRoundTicksOnBothAxes) {
     Plot plot;
     plot.title("loss").x_label("step").line("a", {10, 20, 30}, {7, 3, 5});
-    const std::vector<std::string> lines = lines_of(plot.text(40, 8));
+    const std::string text = plot.text(40, 16);
+    const std::vector<std::string> lines = lines_of(text);
     EXPECT_EQ(lines.front(), "loss");
-    const auto labelled = [](const std::string& line, const std::string& label) {
-        return line.substr(line.find_first_not_of(' ')).rfind(label + " \u2524", 0) == 0;
-    };
-    EXPECT_TRUE(labelled(lines[1], "7")) << lines[1];  // the top row: y's maximum
-    EXPECT_TRUE(labelled(lines[lines.size() - 4], "3")) << lines[lines.size() - 4];  // its minimum
-    EXPECT_NE(lines[lines.size() - 3].find("\u2514\u2500"), std::string::npos);
-    const std::string& range = lines[lines.size() - 2];
-    EXPECT_NE(range.find("10"), std::string::npos);
-    EXPECT_NE(range.find("step"), std::string::npos);
-    EXPECT_NE(range.find("30"), std::string::npos);
+    EXPECT_EQ(y_tick_labels(text), (std::vector<std::string>{"7", "6", "5", "4", "3"})) << text;
+    // As many x ticks as leave room for the x label between two of them.
+    EXPECT_EQ(x_tick_line(text), (std::vector<std::string>{"10", "step", "20", "30"})) << text;
+    // The rule is ticked under each x tick.
+    EXPECT_EQ(count(lines[lines.size() - 3], "\u252C"), 3U) << text;
+    Plot unlabelled;
+    unlabelled.line("a", {10, 20, 30}, {7, 3, 5});
+    EXPECT_EQ(x_tick_line(unlabelled.text(40, 16)),
+              (std::vector<std::string>{"10", "15", "20", "25", "30"}))
+        << unlabelled.text(40, 16);
+}
+
+TEST(PlotText, PutsYTicksAtRoundNumbersNotAtTheExtremes) {
+    Plot plot;
+    plot.line("a", {0.13, 0.5, 0.87});
+    const std::string text = plot.text(40, 12);
+    EXPECT_EQ(y_tick_labels(text), (std::vector<std::string>{"0.8", "0.6", "0.4", "0.2"})) << text;
+    EXPECT_EQ(text.find("0.87"), std::string::npos) << text;
+    EXPECT_EQ(text.find("0.13"), std::string::npos) << text;
+}
+
+TEST(PlotText, PutsLogTicksAtPowersOfTen) {
+    Plot plot;
+    plot.y_axis(Axis::Log).line("b", {1, 10, 100, 1000});
+    const std::string text = plot.text(40, 12);
+    EXPECT_EQ(y_tick_labels(text), (std::vector<std::string>{"1000", "100", "10", "1"})) << text;
+}
+
+TEST(PlotText, LabelsEachTickOnTheLineItsValueIsDrawnOn) {
+    Plot plot;
+    plot.line("slope", {0, 1}, {0.13, 0.87}).line("at 0.4", {0, 1}, {0.4, 0.4});
+    const std::string text = plot.text(40, 14);
+    for (const std::string& line : lines_of(text)) {
+        if (line.find("0.4 \u2524") != std::string::npos) {
+            EXPECT_GE(braille_cells(line), 15U) << text;  // the flat series at 0.4
+            return;
+        }
+    }
+    FAIL() << "no tick labelled 0.4\n" << text;
+}
+
+TEST(PlotText, SpacesYTicksALineApartOrMore) {
+    Plot plot;
+    plot.line("a", {-17, 230, 1234});
+    for (const std::size_t height : {6U, 9U, 16U, 40U}) {
+        const std::vector<std::string> lines = lines_of(plot.text(40, height));
+        std::size_t previous = 0;
+        bool first = true;
+        std::size_t labelled = 0;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            if (lines[i].find("\u2524") == std::string::npos) {
+                continue;
+            }
+            EXPECT_TRUE(first || i >= previous + 2) << plot.text(40, height);
+            previous = i;
+            first = false;
+            ++labelled;
+        }
+        EXPECT_GE(labelled, 2U) << plot.text(40, height);
+    }
+}
+
+TEST(PlotText, BreaksTheLineAtNaNAndInfinityWithACrossAndANote) {
+    Plot plot;
+    plot.x_label("step").line("loss", {1, 1, 1, 1, std::nan(""), std::nan(""), 1, 1, HUGE_VAL, 1});
+    const std::string text = plot.text(72, 10);
+    expect_text_geometry(text, 72, 10);
+    EXPECT_NE(text.find("\u00D7 loss: 3 points not finite (NaN at step 4 to 5, +inf at step 8)"),
+              std::string::npos)
+        << text;
+    // On the chart: the flat line, broken by a gap, and two crosses.
+    std::size_t crosses = 0;
+    bool broken = false;
+    for (const std::string& line : lines_of(text)) {
+        if (line.find('\xE2') == std::string::npos || line.find(" loss:") != std::string::npos) {
+            continue;
+        }
+        crosses += count(line, "\u00D7");
+        const std::size_t first = line.find("\xE2\xA0");
+        const std::size_t last = line.rfind("\xE2\xA0");
+        broken = broken || (braille_cells(line) > 4 && first != std::string::npos &&
+                            line.substr(first, last - first).find(' ') != std::string::npos);
+    }
+    EXPECT_EQ(crosses, 2U) << text;
+    EXPECT_TRUE(broken) << text;
+}
+
+TEST(PlotText, WrapsALongNoteOntoLinesOfItsOwn) {
+    Plot plot;
+    plot.x_label("training step")
+        .line("validation loss", {1, std::nan(""), 2, HUGE_VAL, 3, -HUGE_VAL, 2});
+    const std::string text = plot.text(40, 16);
+    expect_text_geometry(text, 40, 16);
+    std::string notes;
+    for (const std::string& line : lines_of(text)) {
+        if (line.rfind("\u00D7 validation", 0) == 0 ||
+            (!notes.empty() && line.rfind("  ", 0) == 0)) {
+            notes += line.substr(line.rfind("  ", 0) == 0 ? 1 : 0);
+        }
+    }
+    EXPECT_EQ(notes,
+              "\u00D7 validation loss: 3 points not finite (NaN at training step 1, +inf at "
+              "training step 3, -inf at training step 5)")
+        << text;
 }
 
 TEST(PlotText, HasALegendNamingEverySeriesAndMarker) {
@@ -426,10 +695,9 @@ TEST(PlotText, DrawsAConstantSeriesAndASinglePoint) {
 TEST(PlotText, DrawsALogAxis) {
     Plot plot;
     plot.y_axis(Axis::Log).line("loss", {100, 10, 1, 0.1});
-    const std::string text = plot.text(40, 9);
-    expect_text_geometry(text, 40, 9);
-    EXPECT_NE(text.find("100"), std::string::npos) << text;
-    EXPECT_NE(text.find("0.1"), std::string::npos) << text;
+    const std::string text = plot.text(40, 12);
+    expect_text_geometry(text, 40, 12);
+    EXPECT_EQ(y_tick_labels(text), (std::vector<std::string>{"100", "10", "1", "0.1"})) << text;
 }
 
 TEST(PlotText, FitsALongLegendIntoItsLines) {

@@ -2,8 +2,8 @@
 // copies share one immutable buffer, so copying is cheap and never observable;
 // every method returns a new tensor and leaves its operands as they were.
 // A scalar is a rank-0 tensor; arithmetic and comparisons between tensors
-// accept equal shapes or a rank-0 operand, which broadcasts. T is float or
-// double. docs/guide/tensors.md shows each method with an example.
+// broadcast as numpy does (see operator+). T is float or double.
+// docs/guide/tensors.md shows each method with an example.
 #pragma once
 
 #include <topos/core/shape.hpp>
@@ -169,11 +169,13 @@ public:
     Tensor flatten() const;
 
     // The index (as a T, exact) of the first maximum / minimum along `axis`,
-    // which is removed; a NaN counts as both, so the first NaN wins (as in
-    // torch). Throws ShapeError when the axis has extent 0, or when its last
-    // index is not exactly representable in T (past 2^24 for float). O(n).
-    Tensor argmax(std::size_t axis) const;
-    Tensor argmin(std::size_t axis) const;
+    // which is removed, or kept with extent 1 when `keepdim` (torch.argmax);
+    // a NaN counts as both, so the first NaN wins (as in torch). Throws
+    // ShapeError when the axis is outside the rank or has extent 0, or when
+    // its last index is not exactly representable in T (past 2^24 for
+    // float). O(n).
+    Tensor argmax(std::size_t axis, bool keepdim = false) const;
+    Tensor argmin(std::size_t axis, bool keepdim = false) const;
     // The same over all elements: a rank-0 flat row-major index.
     Tensor argmax() const;
     Tensor argmin() const;
@@ -183,19 +185,79 @@ public:
     // sum k mod 16, each from -0, then the partials fold in halves. An empty
     // sum is -0; mean() is sum() / elements() (NaN when empty). max() and
     // min() propagate NaN and throw ShapeError when there are no elements.
-    // All are O(n); an axis outside the rank throws ShapeError.
+    // var() is the unbiased variance: d = x - mean(), then (d * d).sum() in
+    // the same striped order, divided by elements() - 1; std() is its square
+    // root. All are O(n).
     T sum() const;
     T mean() const;
     T max() const;
     T min() const;
-    // Sum and mean along one axis, which is removed (the Sum opcode's order).
-    Tensor sum(std::size_t axis) const;
-    Tensor mean(std::size_t axis) const;
+    T var() const;
+    T std() const;
+
+    // Reductions along axes, as torch's with `dim` and `keepdim`: the axes
+    // are removed, or kept with extent 1 when `keepdim`, so that the result
+    // broadcasts against the tensor: (x - x.mean(0, true)) / x.std(0, true)
+    // standardises each column of a table.
+    //
+    // - sum along one axis adds in the Sum opcode's striped order (as sum()),
+    //   so the bits agree with a recorded sum; mean is that sum divided by
+    //   the extent.
+    // - Over several axes (a braced list or a span, torch's dim tuple), the
+    //   tensor is reduced along one axis at a time, the highest axis first:
+    //   the order a recorded Value::sum(axes) and Value::mean(axes) use, so
+    //   the bits agree again; mean divides by the product of the extents.
+    // - var: m = mean(axes, true), d = x - m, then (d * d).sum(axes) divided
+    //   by max(0, n - correction), where n is the number of elements reduced
+    //   into each result (torch's formula; correction 1 is the unbiased
+    //   variance, 0 the population one). So a lone element (n = 1) gives NaN
+    //   (0 / 0) as in torch, and a larger correction gives +inf where the
+    //   elements differ. std is the square root of var.
+    // - max and min propagate NaN as the Max opcode does (torch.amax/amin).
+    //
+    // An axis reduced with extent 0 gives what an empty sum() gives: sum -0,
+    // mean, var and std NaN; max and min throw ShapeError. An axis outside the
+    // rank, an axis named twice and an empty list of axes throw ShapeError
+    // naming the axes and the shape. O(n) per axis.
+    //
+    // Sum along `axis` or `axes`, in the Sum opcode's striped order.
+    Tensor sum(std::size_t axis, bool keepdim = false) const;
+    Tensor sum(std::span<const std::size_t> axes, bool keepdim = false) const;
+    Tensor sum(std::initializer_list<std::size_t> axes, bool keepdim = false) const;
+    // Mean along `axis` or `axes`: the sum divided by the count reduced.
+    Tensor mean(std::size_t axis, bool keepdim = false) const;
+    Tensor mean(std::span<const std::size_t> axes, bool keepdim = false) const;
+    Tensor mean(std::initializer_list<std::size_t> axes, bool keepdim = false) const;
+    // Variance along `axis` or `axes`: squared deviations from the mean summed,
+    // divided by max(0, n - correction) (torch.var; 1 is unbiased).
+    Tensor var(std::size_t axis, bool keepdim = false, std::size_t correction = 1) const;
+    Tensor var(std::span<const std::size_t> axes,
+               bool keepdim = false,
+               std::size_t correction = 1) const;
+    Tensor var(std::initializer_list<std::size_t> axes,
+               bool keepdim = false,
+               std::size_t correction = 1) const;
+    // Standard deviation along `axis` or `axes`: the square root of var (torch.std).
+    Tensor std(std::size_t axis, bool keepdim = false, std::size_t correction = 1) const;
+    Tensor std(std::span<const std::size_t> axes,
+               bool keepdim = false,
+               std::size_t correction = 1) const;
+    Tensor std(std::initializer_list<std::size_t> axes,
+               bool keepdim = false,
+               std::size_t correction = 1) const;
+    // Maximum along `axis` or `axes`; NaN propagates (torch.amax).
+    Tensor max(std::size_t axis, bool keepdim = false) const;
+    Tensor max(std::span<const std::size_t> axes, bool keepdim = false) const;
+    Tensor max(std::initializer_list<std::size_t> axes, bool keepdim = false) const;
+    // Minimum along `axis` or `axes`; NaN propagates (torch.amin).
+    Tensor min(std::size_t axis, bool keepdim = false) const;
+    Tensor min(std::span<const std::size_t> axes, bool keepdim = false) const;
+    Tensor min(std::initializer_list<std::size_t> axes, bool keepdim = false) const;
 
     // Elementwise comparisons giving 1 where they hold and 0 elsewhere. The
-    // other operand has the same shape or rank 0 (a plain T converts), and
-    // either side of rank 0 broadcasts, as in arithmetic; else ShapeError. A
-    // NaN compares false, except in not_equal. (operator== is different: it
+    // operands broadcast as in arithmetic (operator+; a plain T converts to a
+    // rank-0 tensor); else ShapeError. A NaN compares false, except in
+    // not_equal. (operator== is different: it
     // asks whether two whole tensors are equal, and returns bool.)
     Tensor equal(const Tensor& other) const;
     Tensor not_equal(const Tensor& other) const;
@@ -240,7 +302,15 @@ private:
     std::shared_ptr<T[]> storage_;
 };
 
-// Elementwise arithmetic: equal shapes, or one rank-0 operand that broadcasts.
+// Elementwise arithmetic with numpy's broadcasting, as the recorded operators
+// do: aligned from the last axis, each pair of extents is equal or one of them
+// is 1, and an extent of 1 (or a missing axis) stretches to the other extent,
+// 0 included; an extent of 0 never stretches. [8, 30] - [30] and
+// [8, 30] / [1, 30] are [8, 30]; [0, 3] + [1, 3] is [0, 3]. Each element is
+// the one operation in T on the two elements it lines up, so the bits equal
+// the recorded graph's. Shapes that do not broadcast throw ShapeError naming
+// both shapes and the conflicting axis of the result. O(elements of the
+// result).
 template <Element T>
 Tensor<T> operator+(const Tensor<T>& a, const Tensor<T>& b);
 template <Element T>

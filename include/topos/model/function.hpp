@@ -127,8 +127,16 @@ public:
         : Function(model, checked_body(std::move(body), arguments.size()), arguments, numerics) {}
 
     // The body's value at these inputs, one per argument (their shapes choose
-    // the plan). Throws FeedError for an index argument that is not integers,
-    // SymbolError for parameters made for another network.
+    // the plan). Throws FeedError for another number of inputs or an index
+    // argument that is not integers, SymbolError for parameters made for
+    // another network, and ShapeError when the body cannot be recorded at these
+    // shapes: "Function call: argument 0 (real): expected [_, 4], got [8, 29] (a
+    // plan was compiled at [5, 4]): MatMul of argument 0 [8, 29], parameter 0
+    // [4, 8]: ...", its operation's message with the nodes of the arguments and
+    // of the model's parameters (their slots in Parameters) named as such. The
+    // expected shape, given when a plan was compiled before, is found by
+    // recording the body again (at most 32 times) at shapes between that plan's
+    // and the call's; "_" marks an extent it takes freely.
     template <class... Inputs>
     requires(std::convertible_to<const Inputs&, const Tensor<T>&>&&...) Tensor<T>
 
@@ -170,8 +178,17 @@ public:
     // How many plans are compiled, both kinds counted.
     std::size_t compiled() const;
 
-    // "Function(real [_, 64]) with 2 plans:" then one line per plan: its kind,
-    // the input shapes, and the nodes it schedules.
+    // For `loss` above over a [4, 8, 3] tanh MLP (four parameters), after
+    // loss.value_and_gradients at a batch of 50 and loss at 297 rows
+    // (Function.DescribePrintsTheExampleOfItsHeaderAndOfTheGuide compares this
+    // text with what describe() prints):
+    //
+    //   Function(real, indices) over 4 parameters, 2 plans:
+    //     value      [297, 4], [297]: 21 nodes scheduled
+    //     gradients  [50, 4], [50]: 46 nodes scheduled
+    //
+    // "Function(<kinds>) over <n> parameters, <m> plans:", then one line per
+    // compiled plan (value plans first): its kind, input shapes and node count.
     std::string describe() const;
 
 private:

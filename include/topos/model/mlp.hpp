@@ -52,8 +52,10 @@ public:
     // Each layer's weight then bias, first layer first.
     std::vector<Value<T>> parameters() const;
 
-    // "layers.<i>.weight" and "layers.<i>.bias" for each Linear i, as a PyTorch
-    // module holding its layers in an nn.ModuleList named `layers`.
+    // The names nn.Sequential(Linear, activation, Linear, ...) gives: Linear i
+    // is module 2i, so Mlp{30, 32, 1} names "0.weight", "0.bias", "2.weight",
+    // "2.bias", and a PyTorch Sequential's state dict loads unchanged; with
+    // Activation::Identity (no activation modules) Linear i is module i.
     std::vector<NamedParameter> named_parameters() const;
 
     // The Linear layers, first to last.

@@ -2,9 +2,10 @@
 // reads only, as a notebook shows it:
 //
 // - Tensor: element type and shape, the extremes, the mean, non-finite
-//   elements counted; the payload as a table shaded by value when it has at
-//   most 400 elements (rank 0 to 2; larger ranks show their first matrix), a
-//   histogram of the finite values otherwise;
+//   elements counted; the payload as a table when it has at most 400
+//   elements (rank 0 to 2; larger ranks show their first matrix), each cell
+//   shaded blue below zero and red above it, deeper with its magnitude on a
+//   scale centred at 0, a histogram of the finite values otherwise;
 // - Tape, Network: the describe() table, each operand reference a link to its
 //   node's row, the middle elided past 200 nodes;
 // - Plan: the schedule with its liveness words, and the live-volume curve under it;

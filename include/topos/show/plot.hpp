@@ -1,7 +1,12 @@
 // show::Plot: line and step charts of one or more series, on linear or log
-// axes, with a title, axis labels, ticks at round numbers, a legend and marked
-// points. svg() writes a standalone SVG document; text(width, height) draws the
-// same chart with Unicode braille characters for a terminal.
+// axes, with a title, axis labels, ticks at round numbers (1, 2 or 5 times a
+// power of ten; powers of ten on a log axis), a legend and marked points.
+// svg() writes a standalone SVG document; text(width, height) draws the same
+// chart with Unicode braille characters for a terminal. A y that is NaN or
+// infinite (a run that diverged) breaks the line, is marked with a cross, and
+// is counted in a note under the legend ("3 points not finite (NaN at step 41
+// to 43, +inf at step 50)"); so is a value <= 0 on a log axis, unmarked. Each
+// axis spans the values it can draw.
 //
 //   show::Plot plot;
 //   plot.title("loss").x_label("step").y_label("loss").y_axis(show::Axis::Log);
@@ -23,7 +28,7 @@ namespace topos::show {
 // How an axis maps values to positions.
 enum class Axis : std::uint8_t {
     Linear,
-    Log,  // base 10; every value drawn on it must be positive (ShowError)
+    Log,  // base 10; a value <= 0 is left out of the chart, and a note says so
 };
 
 // How a series joins its points: straight lines, or steps that hold each value
@@ -36,8 +41,8 @@ enum class Stroke : std::uint8_t {
 // One curve of a plot: its label, its points and how they are joined.
 struct Series {
     std::string label;
-    std::vector<double> x;  // as many as y, increasing
-    std::vector<double> y;
+    std::vector<double> x;  // as many as y, finite, increasing
+    std::vector<double> y;  // NaN or infinite where the curve has no value
     Stroke stroke = Stroke::Line;
 };
 
@@ -57,15 +62,18 @@ public:
     Plot& x_axis(Axis axis);
     Plot& y_axis(Axis axis);
 
-    // A series at x = 0, 1, 2, ...; throws ShowError for no point or a non-finite one.
+    // A series at x = 0, 1, 2, ...; throws ShowError for no point. A y that is
+    // NaN or infinite is kept: the line breaks there and a note counts it.
     Plot& line(std::string label, std::vector<double> y);
-    // A series at the given x; throws ShowError unless x and y have one size and x increases.
+    // A series at the given x; throws ShowError unless x and y have one size and
+    // x is finite and increases.
     Plot& line(std::string label, std::vector<double> x, std::vector<double> y);
     // The same, drawn as steps.
     Plot& steps(std::string label, std::vector<double> y);
     Plot& steps(std::string label, std::vector<double> x, std::vector<double> y);
 
-    // A labelled point.
+    // A labelled point; throws ShowError unless it is finite. One that a log
+    // axis cannot show is left out, and a note says so.
     Plot& mark(double x, double y, std::string label);
 
     // The series, in the order added.
@@ -75,7 +83,8 @@ public:
     const std::vector<Marker>& markers() const { return markers_; }
 
     // A standalone SVG document of `width` by `height` pixels. Throws ShowError
-    // for a plot without a series, or a size under 160 by 120.
+    // for a plot without a series, or a size under 160 by 120. A series with no
+    // value to draw leaves an empty frame, its note in the legend.
     std::string svg(std::size_t width = 640, std::size_t height = 360) const;
 
     // The SVG inline in an HTML fragment.
