@@ -162,7 +162,7 @@ fs::path destination_of(const fs::path& target) {
     if (!fs::is_symlink(target, error)) {
         return target;
     }
-    const fs::path resolved = fs::canonical(target, error);
+    fs::path resolved = fs::canonical(target, error);
     if (error) {
         refuse_path(target,
                     Use::Save,

@@ -386,6 +386,7 @@ Compiled<T> record(const FunctionCache<T>& cache,
     Tape<T> tape = cache.model.reopen();
     const std::vector<Value<T>> values = inputs_on(tape, cache, shapes);
     std::vector<Symbol> inputs;
+    inputs.reserve(values.size());
     for (const Value<T>& value : values) {
         inputs.push_back(value.symbol());
     }

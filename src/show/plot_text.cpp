@@ -281,6 +281,7 @@ std::vector<std::string> legend_entries(const Plot& plot) {
 // The notes of what was not drawn, a cross before those whose gaps are marked.
 std::vector<std::string> note_entries(const std::vector<detail::Note>& notes) {
     std::vector<std::string> entries;
+    entries.reserve(notes.size());
     for (const detail::Note& note : notes) {
         entries.push_back((note.marked ? std::string(detail::gap_glyph) + " " : "") + note.text);
     }
