@@ -12,6 +12,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace topos::data {
@@ -24,8 +25,15 @@ Tensor<double> numbered(std::size_t rows) {
     return Tensor<double>(Shape{rows, 3}, values);
 }
 
-// The ids of this process's threads, read from /proc/self/task.
+// The ids of this process's threads, read from /proc/self/task. A thread is
+// started and joined first, so that helper threads a runtime starts with the
+// first thread (ThreadSanitizer's) are already counted.
 std::set<std::string> thread_ids() {
+    static const bool runtime_started = [] {
+        std::thread([] {}).join();
+        return true;
+    }();
+    (void)runtime_started;
     std::set<std::string> ids;
     DIR* tasks = opendir("/proc/self/task");
     if (tasks == nullptr) {
