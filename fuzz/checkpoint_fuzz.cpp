@@ -7,6 +7,7 @@
 // of this network, written by fuzz/corpus/make_checkpoint_corpus.py, and
 // crafted headers (crafted_*: deep nesting, duplicate keys, escapes and
 // surrogates, malformed UTF-8, numbers past 64 bits).
+#include "memory_file.hpp"
 #include "model/checkpoint_bytes.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>
@@ -17,11 +18,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <span>
 #include <string>
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace {
 
@@ -61,36 +59,11 @@ void load_every_way(std::span<const std::byte> bytes) {
     }
 }
 
-// A file that lives in memory, rewritten for every input.
-class MemoryFile {
-public:
-    MemoryFile() : descriptor_(memfd_create("checkpoint_fuzz", 0)) {
-        if (descriptor_ < 0) {
-            std::abort();
-        }
-    }
-
-    MemoryFile(const MemoryFile&) = delete;
-    MemoryFile& operator=(const MemoryFile&) = delete;
-
-    ~MemoryFile() { close(descriptor_); }
-
-    std::string path_holding(std::span<const std::byte> bytes) const {
-        if (ftruncate(descriptor_, 0) != 0 || pwrite(descriptor_, bytes.data(), bytes.size(), 0) !=
-                                                  static_cast<ssize_t>(bytes.size())) {
-            std::abort();
-        }
-        return "/proc/self/fd/" + std::to_string(descriptor_);
-    }
-
-private:
-    int descriptor_;
-};
-
 void load_through_a_file(std::span<const std::byte> bytes) {
-    static const MemoryFile file;
+    static const topos::fuzz::MemoryFile file("checkpoint_fuzz");
     try {
-        (void)topos::checkpoint::load(file.path_holding(bytes), network<float>());
+        (void)topos::checkpoint::load(file.path_holding(bytes.data(), bytes.size()),
+                                      network<float>());
     } catch (const CheckpointError&) {
     }
 }

@@ -11,6 +11,7 @@
 // the bound and one byte. The seed corpus (fuzz/corpus/lang_source/) holds the
 // programs of tests/lang/programs and the walk-through.
 #include "../tests/lang/fuzz_harness.hpp"
+#include "memory_file.hpp"
 #include <topos/core/error.hpp>
 #include <topos/lang/play.hpp>
 #include <topos/lang/program.hpp>
@@ -25,8 +26,6 @@
 #include <sanitizer/asan_interface.h>
 #include <string>
 #include <string_view>
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace {
 
@@ -96,36 +95,10 @@ void check_bound(std::string_view source) {
     }
 }
 
-// A file that lives in memory, rewritten for every input.
-class MemoryFile {
-public:
-    MemoryFile() : descriptor_(memfd_create("lang_source_fuzz", 0)) {
-        if (descriptor_ < 0) {
-            std::abort();
-        }
-    }
-
-    MemoryFile(const MemoryFile&) = delete;
-    MemoryFile& operator=(const MemoryFile&) = delete;
-
-    ~MemoryFile() { close(descriptor_); }
-
-    std::string path_holding(std::string_view bytes) const {
-        if (ftruncate(descriptor_, 0) != 0 || pwrite(descriptor_, bytes.data(), bytes.size(), 0) !=
-                                                  static_cast<ssize_t>(bytes.size())) {
-            std::abort();
-        }
-        return "/proc/self/fd/" + std::to_string(descriptor_);
-    }
-
-private:
-    int descriptor_;
-};
-
 void check_file(std::string_view source) {
-    static const MemoryFile file;
-    const std::string read = topos::lang::read_source(file.path_holding(source),
-                                                      Limits{.max_source_bytes = small_bound});
+    static const topos::fuzz::MemoryFile file("lang_source_fuzz");
+    const std::string read = topos::lang::read_source(
+        file.path_holding(source.data(), source.size()), Limits{.max_source_bytes = small_bound});
     if (read != source.substr(0, small_bound + 1)) {
         finding("the file was read as " + std::to_string(read.size()) + " other bytes", source);
     }

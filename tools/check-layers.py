@@ -59,10 +59,13 @@ ALLOWED = {
 # folders may: each folder's seam. Any other header under src/<folder>/ is the
 # folder's own.
 SEAMS = {
-    # core: bits, number text, the exact math, the pool, the shape bound
+    # core: bits, the broadcast rule, number text, the exact math, regular files, the
+    # pool, the shape bound
     "core/bit_cast.hpp": {"hlo", "kernels", "model", "plan"},
+    "core/broadcast_shape.hpp": {"graph"},
     "core/exact_math.hpp": {"kernels", "model", "ops"},
     "core/float_text.hpp": {"data", "hlo", "ops", "show"},
+    "core/regular_file.hpp": {"data", "lang", "model"},
     "core/shape_too_large.hpp": {"graph", "ops"},
     "core/tensor_access.hpp": {"model", "plan"},
     "core/thread_pool.hpp": {"backend", "data", "kernels", "pattern", "plan"},

@@ -4,6 +4,7 @@
 // it, and the nested-bracket text of operator<<, each element in its shortest
 // round-trip decimal.
 #include "core/bit_cast.hpp"
+#include "core/broadcast_shape.hpp"
 #include "core/float_text.hpp"
 #include "core/tensor_elementwise.hpp"
 #include <topos/core/error.hpp>
@@ -13,6 +14,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -26,9 +28,7 @@ void throw_element_count_mismatch(const Shape& shape, std::size_t given) {
                      " were given");
 }
 
-Shape tensor_broadcast_shape(const Shape& a, const Shape& b, const char* operation) {
-    const std::string operands =
-        "tensor " + std::string(operation) + " of " + a.str() + " and " + b.str() + ": ";
+std::optional<Shape> common_shape(const Shape& a, const Shape& b, BroadcastConflict& conflict) {
     const std::size_t rank = std::max(a.rank(), b.rank());
     std::array<std::size_t, Shape::max_rank> extents{};
     for (std::size_t axis = 0; axis < rank; ++axis) {
@@ -36,18 +36,34 @@ Shape tensor_broadcast_shape(const Shape& a, const Shape& b, const char* operati
         const std::size_t x = from_end <= a.rank() ? a[a.rank() - from_end] : 1;
         const std::size_t y = from_end <= b.rank() ? b[b.rank() - from_end] : 1;
         if (x != y && x != 1 && y != 1) {
-            throw ShapeError(operands + "the shapes do not broadcast (axis " +
-                             std::to_string(axis) + " of the result: " + std::to_string(x) +
-                             " vs " + std::to_string(y) +
-                             "); aligned from the last axis, extents must be equal or 1");
+            conflict = {axis, x, y};
+            return std::nullopt;
         }
         extents[axis] = x == 1 ? y : x;
     }
+    return Shape(std::span<const std::size_t>(extents.data(), rank));
+}
+
+std::string broadcast_advice(const BroadcastConflict& conflict) {
+    return "the shapes do not broadcast (axis " + std::to_string(conflict.axis) +
+           " of the result: " + std::to_string(conflict.a) + " vs " + std::to_string(conflict.b) +
+           "); aligned from the last axis, extents must be equal or 1";
+}
+
+Shape tensor_broadcast_shape(const Shape& a, const Shape& b, const char* operation) {
+    const std::string operands =
+        "tensor " + std::string(operation) + " of " + a.str() + " and " + b.str() + ": ";
+    BroadcastConflict conflict{};
+    std::optional<Shape> common;
     try {
-        return Shape(std::span<const std::size_t>(extents.data(), rank));
+        common = common_shape(a, b, conflict);
     } catch (const ShapeError& too_large) {
         throw ShapeError(operands + too_large.what());
     }
+    if (!common) {
+        throw ShapeError(operands + broadcast_advice(conflict));
+    }
+    return *common;
 }
 
 std::array<std::size_t, Shape::max_rank> broadcast_steps(const Shape& operand,

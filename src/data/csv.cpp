@@ -5,6 +5,7 @@
 // feeds text held in memory to the same reader. Every refusal is a CsvError
 // naming the file, and the line and column where there is one.
 #include "core/float_text.hpp"
+#include "core/regular_file.hpp"
 #include "data/csv_text.hpp"
 #include <topos/core/error.hpp>
 #include <topos/data/csv.hpp>
@@ -14,11 +15,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <fcntl.h>
 #include <limits>
 #include <string>
 #include <string_view>
-#include <sys/stat.h>
 #include <system_error>
 #include <type_traits>
 #include <unistd.h>
@@ -121,7 +120,7 @@ template <Element T>
 std::string largest() {
     char digits[32];
     const auto result =
-        detail::to_chars(digits, digits + sizeof digits, std::numeric_limits<T>::max());
+        topos::detail::to_chars(digits, digits + sizeof digits, std::numeric_limits<T>::max());
     return std::string(digits, result.ptr);
 }
 
@@ -245,7 +244,7 @@ private:
         const std::string_view number = text.starts_with('+') ? text.substr(1) : text;
         double value = 0;
         const auto [end, error] =
-            detail::from_chars(number.data(), number.data() + number.size(), value);
+            topos::detail::from_chars(number.data(), number.data() + number.size(), value);
         const bool signed_twice = number != text && number.starts_with('-');
         if (number.empty() || signed_twice || end != number.data() + number.size() ||
             (error != std::errc() && error != std::errc::result_out_of_range)) {
@@ -296,33 +295,6 @@ private:
     std::vector<T> values_;
 };
 
-// A file that is not regular, in words.
-std::string kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) {
-        return "a directory";
-    }
-    if (S_ISFIFO(mode)) {
-        return "a FIFO (named pipe)";
-    }
-    if (S_ISCHR(mode)) {
-        return "a character device";
-    }
-    if (S_ISBLK(mode)) {
-        return "a block device";
-    }
-    if (S_ISSOCK(mode)) {
-        return "a socket";
-    }
-    return "not a regular file";
-}
-
-void check_regular(const std::string& origin, mode_t mode) {
-    if (!S_ISREG(mode)) {
-        throw CsvError("cannot read " + origin + ": it is " + kind_of(mode) +
-                       ", not a regular file; read_csv reads a CSV file's bytes");
-    }
-}
-
 // Closes its descriptor when it goes.
 class Descriptor {
 public:
@@ -343,35 +315,26 @@ private:
     int descriptor_;
 };
 
-// A descriptor for `path`, refusing anything but a regular file; O_NONBLOCK
-// so that a FIFO put there after the check cannot block.
-int open_regular_file(const std::filesystem::path& path, const std::string& origin) {
-    struct stat status {};
-
-    if (::stat(path.c_str(), &status) != 0) {
-        throw CsvError("cannot read " + origin + ": " + reason(errno));
+// A descriptor for `path`, refusing anything but a regular file of at most
+// `max_bytes`.
+int open_table_file(const std::filesystem::path& path,
+                    const std::string& origin,
+                    std::uint64_t max_bytes) {
+    const topos::detail::RegularFile file = topos::detail::open_regular_file(path);
+    if (file.descriptor < 0 && file.error != 0) {
+        throw CsvError("cannot read " + origin + ": " + reason(file.error));
     }
-    check_regular(origin, status.st_mode);
-    const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (descriptor < 0) {
-        throw CsvError("cannot read " + origin + ": " + reason(errno));
+    if (file.descriptor < 0) {
+        throw CsvError("cannot read " + origin + ": it is " + topos::detail::file_kind(file.mode) +
+                       ", not a regular file; read_csv reads a CSV file's bytes");
     }
-    return descriptor;
-}
-
-// Refuses what was opened unless it is a regular file of at most `max_bytes`.
-void check_opened(int descriptor, const std::string& origin, std::uint64_t max_bytes) {
-    struct stat status {};
-
-    if (::fstat(descriptor, &status) != 0) {
-        throw CsvError("cannot read " + origin + ": " + reason(errno));
-    }
-    check_regular(origin, status.st_mode);
-    if (static_cast<std::uint64_t>(status.st_size) > max_bytes) {
-        throw CsvError("cannot read " + origin + ": it is " + std::to_string(status.st_size) +
+    if (file.bytes > max_bytes) {
+        ::close(file.descriptor);
+        throw CsvError("cannot read " + origin + ": it is " + std::to_string(file.bytes) +
                        " bytes, more than the " + std::to_string(max_bytes) +
                        " that CsvOptions::max_bytes allows; raise it to read a larger table");
     }
+    return file.descriptor;
 }
 
 }  // namespace
@@ -387,8 +350,7 @@ template <Element T>
 Tensor<T> read_csv(const std::filesystem::path& path, CsvOptions options) {
     const std::string origin = path.string();
     TableReader<T> reader(options, origin);
-    const Descriptor file(open_regular_file(path, origin));
-    check_opened(file.get(), origin, options.max_bytes);
+    const Descriptor file(open_table_file(path, origin, options.max_bytes));
     std::vector<char> chunk(chunk_bytes);
     std::uint64_t done = 0;
     for (;;) {

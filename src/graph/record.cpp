@@ -1,7 +1,7 @@
 // append and append_source, the recording funnel: a node's shape inferred and
 // its element kind (real or index) checked before it is appended, and sources'
-// payloads filed; and numpy-style broadcasting of two shapes, with the message
-// that names the conflicting axis.
+// payloads filed; and broadcast_shapes, core's numpy-style rule for two shapes
+// with a message that names both nodes and the conflicting axis.
 #include "graph/record.hpp"
 
 #include "core/shape_too_large.hpp"
@@ -88,28 +88,6 @@ std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload
         tape.spec.inputs.push_back(index);
     }
     return index;
-}
-
-std::optional<Shape> common_shape(const Shape& a, const Shape& b, BroadcastConflict& conflict) {
-    const std::size_t rank = std::max(a.rank(), b.rank());
-    std::array<std::size_t, Shape::max_rank> extents{};
-    for (std::size_t axis = 0; axis < rank; ++axis) {
-        const std::size_t from_end = rank - axis;
-        const std::size_t x = from_end <= a.rank() ? a[a.rank() - from_end] : 1;
-        const std::size_t y = from_end <= b.rank() ? b[b.rank() - from_end] : 1;
-        if (x != y && x != 1 && y != 1) {
-            conflict = {axis, x, y};
-            return std::nullopt;
-        }
-        extents[axis] = x == 1 ? y : x;
-    }
-    return Shape(std::span<const std::size_t>(extents.data(), rank));
-}
-
-std::string broadcast_advice(const BroadcastConflict& conflict) {
-    return "the shapes do not broadcast (axis " + std::to_string(conflict.axis) +
-           " of the result: " + std::to_string(conflict.a) + " vs " + std::to_string(conflict.b) +
-           "); aligned from the last axis, extents must be equal or 1";
 }
 
 Shape broadcast_shapes(

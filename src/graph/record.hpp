@@ -3,6 +3,7 @@
 // anything is appended.
 #pragma once
 
+#include "core/broadcast_shape.hpp"
 #include "graph/spec.hpp"
 
 #include <cstdint>
@@ -70,22 +71,6 @@ private:
     std::size_t inputs_ = 0;
     int exceptions_ = 0;
 };
-
-// Where two shapes fail to broadcast: the axis of the result, and both extents there.
-struct BroadcastConflict {
-    std::size_t axis;
-    std::size_t a;
-    std::size_t b;
-};
-
-// The numpy-style common shape of two shapes: aligned from the last axis, equal
-// extents stay and an extent of 1 takes the other's (0 included). Sets
-// `conflict` and returns nothing where an axis conflicts; throws ShapeTooLarge
-// when the common shape holds too many elements.
-std::optional<Shape> common_shape(const Shape& a, const Shape& b, BroadcastConflict& conflict);
-
-// What a conflict means and how to fix it, for the caller's message.
-std::string broadcast_advice(const BroadcastConflict& conflict);
 
 // The numpy-style common shape of two operands; throws ShapeError naming the
 // operation, both nodes and both shapes when they do not broadcast.

@@ -1,15 +1,14 @@
 // compile: a program's lines parsed and recorded one at a time, so the first
 // mistake in line order is the one reported, after its length is checked; and
 // read_source, which reads no more of a file than compile would accept.
+#include "core/regular_file.hpp"
 #include "recorder.hpp"
 #include "syntax.hpp"
 #include <topos/lang/program.hpp>
 
 #include <algorithm>
 #include <cerrno>
-#include <fcntl.h>
 #include <istream>
-#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -35,26 +34,6 @@ void check_length(std::string_view source, std::size_t max_source_bytes) {
 
 std::string reason(int error) {
     return std::generic_category().message(error);
-}
-
-// What a file that is not a regular one is, for a message.
-std::string kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) {
-        return "a directory";
-    }
-    if (S_ISFIFO(mode)) {
-        return "a FIFO";
-    }
-    if (S_ISCHR(mode)) {
-        return "a character device";
-    }
-    if (S_ISBLK(mode)) {
-        return "a block device";
-    }
-    if (S_ISSOCK(mode)) {
-        return "a socket";
-    }
-    return "not a regular file";
 }
 
 class Descriptor {
@@ -113,25 +92,18 @@ Program compile(std::string_view source, const Limits& limits) {
 }
 
 std::string read_source(const std::string& file, const Limits& limits) {
-    // O_NONBLOCK, so that opening a FIFO does not wait for a writer.
-    const int opened = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (opened < 0) {
-        throw SourceError("cannot read `" + file + "`: " + reason(errno));
+    const topos::detail::RegularFile opened = topos::detail::open_regular_file(file);
+    if (opened.descriptor < 0 && opened.error != 0) {
+        throw SourceError("cannot read `" + file + "`: " + reason(opened.error));
     }
-    const Descriptor descriptor(opened);
-
-    struct stat status {};
-
-    if (::fstat(descriptor.get(), &status) != 0) {
-        throw SourceError("cannot read `" + file + "`: " + reason(errno));
-    }
-    if (!S_ISREG(status.st_mode)) {
-        throw SourceError("cannot read `" + file + "`: it is " + kind_of(status.st_mode) +
+    if (opened.descriptor < 0) {
+        throw SourceError("cannot read `" + file + "`: it is " +
+                          topos::detail::file_kind(opened.mode) +
                           "; a program is read from a regular file (or - for standard input)");
     }
+    const Descriptor descriptor(opened.descriptor);
     const std::size_t wanted = bytes_to_read(limits);
-    std::string source(std::min<std::size_t>(wanted, static_cast<std::size_t>(status.st_size)),
-                       '\0');
+    std::string source(std::min<std::size_t>(wanted, static_cast<std::size_t>(opened.bytes)), '\0');
     std::size_t filled = 0;
     while (filled < wanted) {
         if (filled == source.size()) {

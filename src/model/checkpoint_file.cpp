@@ -8,6 +8,7 @@
 // reading by pread.
 #include "model/checkpoint_file.hpp"
 
+#include "core/regular_file.hpp"
 #include <topos/core/error.hpp>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <sys/types.h>
 #include <system_error>
 #include <unistd.h>
+#include <utility>
 
 namespace topos::detail {
 namespace {
@@ -42,28 +44,8 @@ std::string folder_of(const fs::path& file) {
     return file.has_parent_path() ? file.parent_path().string() : std::string(".");
 }
 
-// What a file that is not regular is, in words.
-std::string kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) {
-        return "a directory";
-    }
-    if (S_ISFIFO(mode)) {
-        return "a FIFO (named pipe)";
-    }
-    if (S_ISCHR(mode)) {
-        return "a character device";
-    }
-    if (S_ISBLK(mode)) {
-        return "a block device";
-    }
-    if (S_ISSOCK(mode)) {
-        return "a socket";
-    }
-    return "not a regular file";
-}
-
 [[noreturn]] void refuse_kind(const std::string& origin, mode_t mode) {
-    throw CheckpointError("the checkpoint " + origin + " is " + kind_of(mode) +
+    throw CheckpointError("the checkpoint " + origin + " is " + file_kind(mode) +
                           ", not a regular file: a checkpoint is a file checkpoint::save wrote");
 }
 
@@ -120,7 +102,7 @@ void refuse_unless_file(const fs::path& path, Use use) {
         return;
     }
     if (!S_ISLNK(link.st_mode)) {
-        refuse_path(path, use, "is " + kind_of(link.st_mode) + ", not a regular file");
+        refuse_path(path, use, "is " + file_kind(link.st_mode) + ", not a regular file");
     }
 
     struct stat target {};
@@ -149,7 +131,7 @@ void refuse_unless_file(const fs::path& path, Use use) {
         refuse_path(path,
                     use,
                     "is a symbolic link to " + link_text(path) + ", which is " +
-                        kind_of(target.st_mode) + ", not a regular file");
+                        file_kind(target.st_mode) + ", not a regular file");
     }
 }
 
@@ -387,36 +369,20 @@ private:
     bool committed_ = false;
 };
 
-// A descriptor for `path`, refusing anything but a regular file before and
-// after opening it; O_NONBLOCK so that a FIFO put there in between cannot block.
-int open_regular_file(const fs::path& path, const std::string& origin) {
+// A descriptor for `path` and the size of the file, refusing anything but a
+// regular file before and after opening it.
+RegularFile open_checkpoint_file(const fs::path& path, const std::string& origin) {
     refuse_unless_file(path, Use::Load);
-
-    struct stat status {};
-
-    if (::stat(path.c_str(), &status) != 0) {
-        throw CheckpointError("could not open the checkpoint " + origin + ": " + reason(errno));
+    const RegularFile file = open_regular_file(path);
+    if (file.descriptor < 0 && file.error != 0) {
+        throw CheckpointError(
+            (file.opened ? "could not read the checkpoint " : "could not open the checkpoint ") +
+            origin + ": " + reason(file.error));
     }
-    if (!S_ISREG(status.st_mode)) {
-        refuse_kind(origin, status.st_mode);
+    if (file.descriptor < 0) {
+        refuse_kind(origin, file.mode);
     }
-    const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (descriptor < 0) {
-        throw CheckpointError("could not open the checkpoint " + origin + ": " + reason(errno));
-    }
-    return descriptor;
-}
-
-std::uint64_t size_of_regular_file(int descriptor, const std::string& origin) {
-    struct stat status {};
-
-    if (::fstat(descriptor, &status) != 0) {
-        throw CheckpointError("could not read the checkpoint " + origin + ": " + reason(errno));
-    }
-    if (!S_ISREG(status.st_mode)) {
-        refuse_kind(origin, status.st_mode);
-    }
-    return static_cast<std::uint64_t>(status.st_size);
+    return file;
 }
 
 }  // namespace
@@ -441,8 +407,11 @@ void replace_file_atomically(const fs::path& target, std::span<const std::byte> 
 }
 
 SafetensorsReader::SafetensorsReader(const fs::path& path)
-    : origin_(path.string()), descriptor_(open_regular_file(path, origin_)) {
-    const std::uint64_t file_size = size_of_regular_file(descriptor_.get(), origin_);
+    : SafetensorsReader(path.string(), open_checkpoint_file(path, path.string())) {}
+
+SafetensorsReader::SafetensorsReader(std::string origin, const RegularFile& file)
+    : origin_(std::move(origin)), descriptor_(file.descriptor) {
+    const std::uint64_t file_size = file.bytes;
     const std::vector<std::byte> prefix =
         read_exactly(0, std::min<std::uint64_t>(file_size, safetensors_length_bytes));
     const std::uint64_t length = checked_header_length(prefix, file_size, origin_);

@@ -5,6 +5,7 @@
 // wait on a pipe.
 #pragma once
 
+#include "core/regular_file.hpp"
 #include "model/safetensors.hpp"
 
 #include <cstddef>
@@ -67,6 +68,8 @@ public:
     std::vector<std::byte> read_payload();
 
 private:
+    SafetensorsReader(std::string origin, const RegularFile& file);
+
     std::vector<std::byte> read_header(std::uint64_t length) const;
     std::vector<std::byte> read_exactly(std::uint64_t offset, std::uint64_t count) const;
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace topos::checkpoint {
@@ -75,40 +76,16 @@ std::string printable_name(const std::string& name) {
 }
 
 // The offset of the first byte of `text` that is not well-formed UTF-8
-// (overlong forms, surrogates and code points past U+10FFFF are not), or
-// nothing when all of it is.
-std::optional<std::size_t> invalid_utf8_at(const std::string& text) {
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const auto lead = static_cast<unsigned char>(text[i]);
-        std::size_t length = 0;
-        unsigned char low = 0x80;
-        unsigned char high = 0xbf;
-        if (lead < 0x80) {
-            length = 1;
-        } else if (lead >= 0xc2 && lead <= 0xdf) {
-            length = 2;
-        } else if (lead >= 0xe0 && lead <= 0xef) {
-            length = 3;
-            low = lead == 0xe0 ? 0xa0 : 0x80;
-            high = lead == 0xed ? 0x9f : 0xbf;
-        } else if (lead >= 0xf0 && lead <= 0xf4) {
-            length = 4;
-            low = lead == 0xf0 ? 0x90 : 0x80;
-            high = lead == 0xf4 ? 0x8f : 0xbf;
-        } else {
-            return i;
+// (overlong forms, surrogates and code points past U+10FFFF are not), its size
+// when it ends inside a character, or nothing when all of it is well-formed.
+std::optional<std::size_t> invalid_utf8_at(std::string_view text) {
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const detail::Utf8Sequence sequence = detail::utf8_sequence(text.substr(at));
+        if (sequence.length == 0) {
+            return at + sequence.fault;
         }
-        for (std::size_t k = 1; k < length; ++k) {
-            if (i + k >= text.size()) {
-                return i + k;
-            }
-            const auto next = static_cast<unsigned char>(text[i + k]);
-            if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xbf)) {
-                return i + k;
-            }
-        }
-        i += length;
+        at += sequence.length;
     }
     return std::nullopt;
 }

@@ -40,7 +40,7 @@ std::string printable(std::string_view text) {
     std::string shown;
     std::size_t at = 0;
     while (at < text.size()) {
-        const std::size_t length = utf8_sequence_length(text.substr(at));
+        const std::size_t length = utf8_sequence(text.substr(at)).length;
         if (length == 0) {
             const auto byte = static_cast<unsigned char>(text[at]);
             shown += "\\x";
@@ -66,7 +66,7 @@ void append_json_string(std::string& out, std::string_view text, const std::stri
     while (at < text.size()) {
         const auto byte = static_cast<unsigned char>(text[at]);
         if (byte >= 0x80) {
-            const std::size_t length = utf8_sequence_length(text.substr(at));
+            const std::size_t length = utf8_sequence(text.substr(at)).length;
             if (length == 0) {
                 throw CheckpointError("cannot write a safetensors header: " + what + " \"" +
                                       printable(text) + "\" is not well-formed UTF-8 (byte " +
@@ -124,14 +124,14 @@ struct Member {
 
 }  // namespace
 
-std::size_t utf8_sequence_length(std::string_view bytes) {
+Utf8Sequence utf8_sequence(std::string_view bytes) {
     if (bytes.empty()) {
-        return 0;
+        return {0, 0};
     }
     const auto at = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
     const unsigned char lead = at(0);
     if (lead < 0x80) {
-        return 1;
+        return {1, 0};
     }
     std::size_t length = 0;
     // The range of the second byte, which excludes overlong forms, surrogates
@@ -149,17 +149,17 @@ std::size_t utf8_sequence_length(std::string_view bytes) {
         low = lead == 0xf0 ? 0x90 : 0x80;
         high = lead == 0xf4 ? 0x8f : 0xbf;
     } else {
-        return 0;
+        return {0, 0};
     }
-    if (bytes.size() < length || at(1) < low || at(1) > high) {
-        return 0;
-    }
-    for (std::size_t i = 2; i < length; ++i) {
-        if ((at(i) & 0xc0) != 0x80) {
-            return 0;
+    for (std::size_t i = 1; i < length; ++i) {
+        if (i == bytes.size()) {
+            return {0, i};
+        }
+        if (at(i) < (i == 1 ? low : 0x80) || at(i) > (i == 1 ? high : 0xbf)) {
+            return {0, i};
         }
     }
-    return length;
+    return {length, 0};
 }
 
 std::size_t safetensors_dtype_size(std::string_view dtype) {

@@ -110,9 +110,18 @@ std::vector<std::byte> encode_safetensors(const std::vector<TensorToWrite>& tens
 // The bytes an element type occupies, or 0 for a dtype safetensors does not define.
 std::size_t safetensors_dtype_size(std::string_view dtype);
 
-// The length (1 to 4) of the UTF-8 sequence that begins `bytes`, or 0 when none
-// does: a stray continuation byte, an overlong form, a surrogate, a code point
-// above U+10FFFF, or a sequence cut short.
-std::size_t utf8_sequence_length(std::string_view bytes);
+// What begins a run of bytes as UTF-8: a well-formed character of `length`
+// bytes (1 to 4), or none, with `length` 0 and `fault` the offset of the first
+// byte out of place. That is 0 for a byte that begins no character (a stray
+// continuation byte, 0xc0, 0xc1, 0xf5 to 0xff), a later offset for an
+// overlong form, a surrogate, a code point above U+10FFFF or a byte that does
+// not continue the character, and the run's size for a sequence cut short.
+struct Utf8Sequence {
+    std::size_t length = 0;
+    std::size_t fault = 0;
+};
+
+// The UTF-8 sequence (RFC 3629) that begins `bytes`.
+Utf8Sequence utf8_sequence(std::string_view bytes);
 
 }  // namespace topos::detail

@@ -380,7 +380,7 @@ private:
                               " stands unescaped inside a string");
             }
             const std::size_t length =
-                utf8_sequence_length(std::string_view(at_, static_cast<std::size_t>(end_ - at_)));
+                utf8_sequence(std::string_view(at_, static_cast<std::size_t>(end_ - at_))).length;
             if (length == 0) {
                 refuse_at(offset(),
                           "its header is not valid UTF-8: the byte " + hex_byte(byte) +

@@ -118,57 +118,57 @@ TEST(PlayCommand, TargetObserveAndNumericsReachTheReadings) {
     EXPECT_THAT(result.out, HasSubstr("d first / d w = "));
 }
 
+// What topos-play says on standard error for `arguments`, having checked
+// that it stopped with status 1 and wrote nothing on standard output.
+std::string refusal_of(const std::vector<std::string>& arguments) {
+    const Played result = played(arguments);
+    EXPECT_EQ(result.status, 1) << ::testing::PrintToString(arguments);
+    EXPECT_EQ(result.out, "") << ::testing::PrintToString(arguments);
+    return result.err;
+}
+
 TEST(PlayCommand, AProgramErrorGoesToStandardErrorWithStatusOne) {
     const std::string file = written("broken.tp", "a = 1\nb = a +\n");
-    const Played result = played({file});
-    EXPECT_EQ(result.status, 1);
-    EXPECT_EQ(result.out, "");
-    EXPECT_EQ(result.err,
+    EXPECT_EQ(refusal_of({file}),
               "topos-play: " + file +
                   ": line 2, column 8: expected an expression, found the end of the "
                   "line\n");
 }
 
 TEST(PlayCommand, AnOptionNamingNoStatementHasStatusOne) {
-    const Played result = played({"--target", "nothing", walkthrough_path()});
-    EXPECT_EQ(result.status, 1);
-    EXPECT_THAT(result.err, HasSubstr("the target `nothing` names no statement"));
+    EXPECT_THAT(refusal_of({"--target", "nothing", walkthrough_path()}),
+                HasSubstr("the target `nothing` names no statement"));
 }
 
 TEST(PlayCommand, AMissingFileHasStatusOne) {
-    const Played result = played({"/nonexistent/program.tp"});
-    EXPECT_EQ(result.status, 1);
-    EXPECT_THAT(result.err, HasSubstr("cannot read `/nonexistent/program.tp`"));
+    EXPECT_THAT(refusal_of({"/nonexistent/program.tp"}),
+                HasSubstr("cannot read `/nonexistent/program.tp`"));
 }
 
 TEST(PlayCommand, ADirectoryIsRefusedNamingWhatItIs) {
     const std::string folder = ::testing::TempDir();
-    const Played result = played({folder});
-    EXPECT_EQ(result.status, 1);
-    EXPECT_EQ(result.err,
+    EXPECT_EQ(refusal_of({folder}),
               "topos-play: cannot read `" + folder +
                   "`: it is a directory; a program is read from a regular file (or - for "
                   "standard input)\n");
 }
 
 TEST(PlayCommand, DevicesAndFifosAreRefusedWithoutBeingRead) {
-    EXPECT_THAT(played({"/dev/null"}).err, HasSubstr("`/dev/null`: it is a character device"));
-    EXPECT_THAT(played({"/dev/zero"}).err, HasSubstr("`/dev/zero`: it is a character device"));
+    EXPECT_THAT(refusal_of({"/dev/null"}), HasSubstr("`/dev/null`: it is a character device"));
+    EXPECT_THAT(refusal_of({"/dev/zero"}), HasSubstr("`/dev/zero`: it is a character device"));
     const std::filesystem::path fifo = std::filesystem::path(::testing::TempDir()) / "program.fifo";
     std::filesystem::remove(fifo);
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    const Played result = played({fifo.string()});  // with no writer: opening it must not wait
-    EXPECT_EQ(result.status, 1);
-    EXPECT_THAT(result.err, HasSubstr("it is a FIFO"));
+    // With no writer: opening it must not wait.
+    EXPECT_THAT(refusal_of({fifo.string()}),
+                HasSubstr("`: it is a FIFO (named pipe); a program is read from a regular file"));
     std::filesystem::remove(fifo);
 }
 
 TEST(PlayCommand, AFileBeyondTheByteLimitIsRefusedNamingFileLineAndColumn) {
     const std::string file = written(
         "huge.tp", "a = parameter [2]\n# " + std::string(3 * default_max_source_bytes, 'x'));
-    const Played result = played({file});
-    EXPECT_EQ(result.status, 1);
-    EXPECT_EQ(result.err,
+    EXPECT_EQ(refusal_of({file}),
               "topos-play: " + file +
                   ": line 2, column 1048559: the program is longer than 1048576 bytes, the most "
                   "the playground reads; this is its first byte past them\n");

@@ -26,6 +26,7 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
+#include <ostream>
 #include <set>
 #include <string>
 #include <sys/resource.h>
@@ -36,6 +37,7 @@
 #include <sys/wait.h>
 #include <system_error>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace topos {
@@ -318,36 +320,58 @@ TEST(CheckpointSave, RefusesToReplaceACharacterDevice) {
     expect_save_and_load_refused(folder, device, "is a character device, not a regular file");
 }
 
-TEST(CheckpointSave, RefusesADanglingSymbolicLinkAndKeepsIt) {
-    const ScratchFolder folder("dangling_link");
-    fs::create_symlink("absent.safetensors", folder / "link.safetensors");
-    expect_save_and_load_refused(
-        folder,
-        folder / "link.safetensors",
-        "is a symbolic link to \"absent.safetensors\", which does not exist (a dangling link)");
-    EXPECT_TRUE(fs::is_symlink(folder / "link.safetensors"));
+// A symbolic link a save and a load must refuse, and keep: the links made in
+// a scratch folder (each name and the path it holds), with a FIFO "pipe"
+// beside them first where `fifo` says so, the link given, and what is said.
+struct RefusedLink {
+    std::string name;
+    bool fifo;
+    std::vector<std::pair<std::string, std::string>> links;
+    std::string given;
+    std::string says;
+};
+
+void PrintTo(const RefusedLink& link, std::ostream* out) {
+    *out << link.name;
 }
 
-TEST(CheckpointSave, RefusesALoopOfSymbolicLinks) {
-    const ScratchFolder folder("link_loop");
-    fs::create_symlink("b.safetensors", folder / "a.safetensors");
-    fs::create_symlink("a.safetensors", folder / "b.safetensors");
-    expect_save_and_load_refused(
-        folder,
-        folder / "a.safetensors",
-        "is a symbolic link that never reaches a file (a loop of symbolic links");
-    EXPECT_TRUE(fs::is_symlink(folder / "a.safetensors"));
+class SymbolicLink : public ::testing::TestWithParam<RefusedLink> {};
+
+TEST_P(SymbolicLink, IsRefusedBySaveAndLoadAndKept) {
+    const RefusedLink& link = GetParam();
+    const ScratchFolder folder("link_" + link.name);
+    if (link.fifo) {
+        ASSERT_EQ(mkfifo((folder / "pipe").c_str(), 0600), 0);
+    }
+    for (const auto& [name, target] : link.links) {
+        fs::create_symlink(target, folder / name);
+    }
+    expect_save_and_load_refused(folder, folder / link.given, link.says);
+    EXPECT_TRUE(fs::is_symlink(folder / link.given));
 }
 
-TEST(CheckpointSave, RefusesASymbolicLinkToAFifo) {
-    const ScratchFolder folder("link_to_fifo");
-    ASSERT_EQ(mkfifo((folder / "pipe").c_str(), 0600), 0);
-    fs::create_symlink("pipe", folder / "link.safetensors");
-    expect_save_and_load_refused(
-        folder,
-        folder / "link.safetensors",
-        "is a symbolic link to \"pipe\", which is a FIFO (named pipe), not a regular file");
-}
+INSTANTIATE_TEST_SUITE_P(
+    CheckpointSave,
+    SymbolicLink,
+    ::testing::Values(
+        RefusedLink{"Dangling",
+                    false,
+                    {{"link.safetensors", "absent.safetensors"}},
+                    "link.safetensors",
+                    "is a symbolic link to \"absent.safetensors\", which does not exist (a "
+                    "dangling link)"},
+        RefusedLink{"InALoop",
+                    false,
+                    {{"a.safetensors", "b.safetensors"}, {"b.safetensors", "a.safetensors"}},
+                    "a.safetensors",
+                    "is a symbolic link that never reaches a file (a loop of symbolic links"},
+        RefusedLink{"ToAFifo",
+                    true,
+                    {{"link.safetensors", "pipe"}},
+                    "link.safetensors",
+                    "is a symbolic link to \"pipe\", which is a FIFO (named pipe), not a regular "
+                    "file"}),
+    [](const ::testing::TestParamInfo<RefusedLink>& info) { return info.param.name; });
 
 TEST(CheckpointSave, RefusesAnEmptyPathAndAPathEndingInASlash) {
     const ScratchFolder folder("empty_path");

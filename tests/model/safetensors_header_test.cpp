@@ -6,7 +6,8 @@
 // integers are refused naming the file and the byte; unknown keys inside an
 // entry are passed over as the reference implementation does. The writer
 // escapes strings, keeps nlohmann/json's compact form and key order, and
-// refuses what JSON cannot hold with CheckpointError.
+// refuses what JSON cannot hold with CheckpointError. utf8_sequence, which
+// both use, tells a byte out of place from a sequence cut short.
 #include "model/safetensors.hpp"
 #include "support/scratch_folder.hpp"
 #include <topos/core/error.hpp>
@@ -404,6 +405,40 @@ TEST(SafetensorsEncoder, ASaveUnderANameThatIsNotUtf8ThrowsCheckpointError) {
         },
         ThrowsMessage<CheckpointError>(HasSubstr("UTF-8")));
     EXPECT_FALSE(std::filesystem::exists(folder / "w.safetensors"));
+}
+
+// Each case: the bytes, then the length of the character they begin (0 for
+// none) and, for none, the offset of the first byte out of place.
+TEST(Utf8Sequence, TellsAByteOutOfPlaceFromASequenceCutShort) {
+    struct Case {
+        std::string bytes;
+        std::size_t length;
+        std::size_t fault;
+    };
+
+    const std::vector<Case> cases{
+        {"a", 1, 0},
+        {"\xc3\xa9", 2, 0},
+        {"\xe2\x82\xac!", 3, 0},
+        {"\xf0\x9f\x98\x80", 4, 0},
+        {"\x80", 0, 0},              // a stray continuation byte
+        {"\xc0\xaf", 0, 0},          // 0xc0 begins only overlong forms
+        {"\xff", 0, 0},              // never in UTF-8
+        {"\xe0\x80\x80", 0, 1},      // overlong: the second byte is out of place
+        {"\xed\xa0\x80", 0, 1},      // a surrogate
+        {"\xf4\x90\x80\x80", 0, 1},  // past U+10FFFF
+        {"\xe2\x82x", 0, 2},         // the third byte continues nothing
+        {"\xe2x", 0, 1},             // out of place before the end: not cut short
+        {"\xe2\x82", 0, 2},          // cut short: the fault is the end
+        {"\xf0\x9f\x98", 0, 3},
+    };
+    for (const Case& each : cases) {
+        const detail::Utf8Sequence sequence = detail::utf8_sequence(each.bytes);
+        EXPECT_EQ(sequence.length, each.length) << ::testing::PrintToString(each.bytes);
+        if (each.length == 0) {
+            EXPECT_EQ(sequence.fault, each.fault) << ::testing::PrintToString(each.bytes);
+        }
+    }
 }
 
 }  // namespace
