@@ -21,6 +21,21 @@ const Node& Network<T>::node(Symbol symbol) const {
 }
 
 template <Element T>
+Tensor<T> Network<T>::payload(Symbol source) const {
+    return state_->spec.source_payload(source, "Network::payload");
+}
+
+template <Element T>
+std::span<const Scope> Network<T>::scopes() const {
+    return state_->spec.scopes.scopes;
+}
+
+template <Element T>
+std::uint32_t Network<T>::scope_of(Symbol symbol) const {
+    return state_->spec.scopes.of(state_->spec.node(symbol, "Network::scope_of").index());
+}
+
+template <Element T>
 std::string Network<T>::describe() const {
     std::vector<detail::DescribeRow> rows;
     rows.reserve(state_->spec.nodes.size());

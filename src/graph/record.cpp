@@ -1,7 +1,8 @@
 // append and append_source, the recording funnel: a node's shape inferred and
-// its element kind (real or index) checked before it is appended, and sources'
-// payloads filed; and broadcast_shapes, core's numpy-style rule for two shapes
-// with a message that names both nodes and the conflicting axis.
+// its element kind (real or index) checked before it is appended, its name
+// scope noted, and sources' payloads filed; and broadcast_shapes, core's
+// numpy-style rule for two shapes with a message that names both nodes and
+// the conflicting axis.
 #include "graph/record.hpp"
 
 #include "core/shape_too_large.hpp"
@@ -64,9 +65,11 @@ std::uint32_t append(TapeState<T>& tape,
                                      op_info(opcode),
                                      std::span<const DType>(dtypes.data(), arity));
     const auto index = static_cast<std::uint32_t>(tape.spec.nodes.size());
+    const std::uint32_t scope = tape.spec.scopes.current();
     tape.spec.nodes.emplace_back(
         Symbol(index, tape.spec.id()), opcode, operands, attributes, std::move(shape), dtype);
     tape.spec.payload_slot.push_back(no_payload);
+    tape.spec.scopes.of_node.push_back(scope);
     return index;
 }
 
@@ -74,6 +77,7 @@ template <Element T>
 std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload, DType dtype) {
     tape.check_open("record a source");
     const auto index = static_cast<std::uint32_t>(tape.spec.nodes.size());
+    const std::uint32_t scope = tape.spec.scopes.current();
     tape.spec.nodes.emplace_back(Symbol(index, tape.spec.id()),
                                  opcode,
                                  std::span<const std::uint32_t>(),
@@ -82,6 +86,7 @@ std::uint32_t append_source(TapeState<T>& tape, Opcode opcode, Tensor<T> payload
                                  dtype);
     tape.spec.payload_slot.push_back(static_cast<std::uint32_t>(tape.spec.payloads.size()));
     tape.spec.payloads.push_back(std::move(payload));
+    tape.spec.scopes.of_node.push_back(scope);
     if (opcode == Opcode::Parameter) {
         tape.spec.parameters.push_back(index);
     } else if (opcode == Opcode::Input) {

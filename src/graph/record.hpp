@@ -52,6 +52,7 @@ public:
         if (std::uncaught_exceptions() > exceptions_) {
             truncate(tape_.spec.nodes, nodes_);
             truncate(tape_.spec.payload_slot, nodes_);
+            truncate(tape_.spec.scopes.of_node, nodes_);
             truncate(tape_.spec.payloads, payloads_);
             truncate(tape_.spec.parameters, parameters_);
             truncate(tape_.spec.inputs, inputs_);

@@ -58,6 +58,18 @@ const Node& Spec<T>::node(Symbol symbol, const char* reader) const {
 }
 
 template <Element T>
+const Tensor<T>& Spec<T>::source_payload(Symbol symbol, const char* reader) const {
+    const Node& source = node(symbol, reader);
+    if (payload_slot[source.index()] == no_payload) {
+        throw Error(std::string(reader) + ": node " + std::to_string(source.index()) + " (" +
+                    std::string(name_of(source.opcode())) +
+                    ") is computed, not a source; only parameters, inputs and leaves carry "
+                    "a recorded payload");
+    }
+    return payload(source.index());
+}
+
+template <Element T>
 void TapeState<T>::check_open(const char* action) const {
     if (sealed) {
         throw TapeError(std::string("cannot ") + action +

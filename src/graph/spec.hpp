@@ -6,17 +6,34 @@
 #include <topos/core/tensor.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace topos::detail {
 
 inline constexpr std::uint32_t no_payload = UINT32_MAX;
+
+// The name scopes a spec's nodes were recorded in (see NameScope).
+struct ScopeTable {
+    std::vector<Scope> scopes{Scope{"", 0}};                  // scope 0: the top level
+    std::vector<std::uint32_t> of_node;                       // by node
+    std::unordered_map<std::uint64_t, std::uint32_t> opened;  // a NameScope's serial: its scope
+
+    // The scope of a node recorded now on this thread, recorded first if new.
+    std::uint32_t current();
+
+    // The scope of node `index`; 0 for a node recorded before scopes were kept.
+    std::uint32_t of(std::uint32_t index) const {
+        return index < of_node.size() ? of_node[index] : 0;
+    }
+};
 
 template <Element T>
 struct Spec {
@@ -26,6 +43,7 @@ struct Spec {
     std::vector<Tensor<T>> payloads;
     std::vector<std::uint32_t> parameters;  // node indices
     std::vector<std::uint32_t> inputs;      // node indices
+    ScopeTable scopes;
 
     std::uint64_t id() const { return lineage.back(); }
 
@@ -35,6 +53,10 @@ struct Spec {
     const Node& node(Symbol symbol, const char* reader) const;
 
     const Tensor<T>& payload(std::uint32_t node) const { return payloads[payload_slot[node]]; }
+
+    // The payload of the source `symbol` names; throws SymbolError or Error
+    // (a computed node) naming `reader`.
+    const Tensor<T>& source_payload(Symbol symbol, const char* reader) const;
 };
 
 template <Element T>

@@ -61,6 +61,21 @@ std::span<const Node> Tape<T>::nodes() const {
 }
 
 template <Element T>
+Tensor<T> Tape<T>::payload(Symbol source) const {
+    return state_->spec.source_payload(source, "Tape::payload");
+}
+
+template <Element T>
+std::span<const Scope> Tape<T>::scopes() const {
+    return state_->spec.scopes.scopes;
+}
+
+template <Element T>
+std::uint32_t Tape<T>::scope_of(Symbol symbol) const {
+    return state_->spec.scopes.of(state_->spec.node(symbol, "Tape::scope_of").index());
+}
+
+template <Element T>
 std::string Tape<T>::describe() const {
     std::vector<detail::DescribeRow> rows;
     rows.reserve(state_->spec.nodes.size());

@@ -5,6 +5,7 @@
 // projection.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/model/attention.hpp>
 
 #include <cmath>
@@ -60,6 +61,7 @@ Value<T> CausalSelfAttention<T>::causal_weights(const Value<T>& scores) const {
 template <Element T>
 Value<T> CausalSelfAttention<T>::express(const Value<T>& x) const {
     const detail::RecordScope scope(x);
+    const NameScope named("CausalSelfAttention");
     const Shape shape = x.shape();
     if (shape.rank() != 3 || shape[2] != width_) {
         throw ShapeError("causal self-attention of width " + std::to_string(width_) +

@@ -3,6 +3,7 @@
 // updated outside the graph, per channel in double, the variance with
 // Bessel's correction.
 #include <topos/core/error.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/model/batch_norm.hpp>
 
 #include <sstream>
@@ -27,6 +28,7 @@ BatchNorm<T>::BatchNorm(Tape<T>& tape, std::size_t channels, double epsilon, dou
 
 template <Element T>
 BatchNormTraining<T> BatchNorm<T>::training(const Value<T>& x) const {
+    const NameScope named("BatchNorm");
     return batch_norm_training(x, gamma_, beta_, epsilon_);
 }
 
@@ -38,6 +40,7 @@ StatisticsInputs<T> BatchNorm<T>::statistics_inputs(Tape<T>& tape) const {
 
 template <Element T>
 Value<T> BatchNorm<T>::inference(const Value<T>& x, const StatisticsInputs<T>& statistics) const {
+    const NameScope named("BatchNorm");
     return batch_norm_inference(x, gamma_, beta_, statistics.mean, statistics.variance, epsilon_);
 }
 

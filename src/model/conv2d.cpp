@@ -2,6 +2,7 @@
 // the convolution recorded by conv2d() of compositions.hpp with the module's
 // filters and bias, and its one-line description.
 #include <topos/core/error.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/model/conv2d.hpp>
 
 #include <sstream>
@@ -24,6 +25,7 @@ const Conv2dGeometry& Conv2d<T>::checked(const Conv2dGeometry& geometry) {
 
 template <Element T>
 Value<T> Conv2d<T>::express(const Value<T>& x) const {
+    const NameScope named("Conv2d");
     return conv2d(x, filters_, bias_, geometry_.stride, geometry_.padding);
 }
 

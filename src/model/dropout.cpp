@@ -1,6 +1,7 @@
 // Dropout<T>: the mask input, its shape check, and the training masks drawn
 // by init::dropout.
 #include <topos/core/error.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/model/dropout.hpp>
 #include <topos/model/init.hpp>
 
@@ -18,6 +19,7 @@ Dropout<T>::Dropout(Tape<T>& tape, const Shape& shape, double rate)
 
 template <Element T>
 Value<T> Dropout<T>::express(const Value<T>& x) const {
+    const NameScope named("Dropout");
     if (!(x.shape() == mask_.shape())) {
         throw ShapeError("this Dropout's mask has shape " + mask_.shape().str() + "; node " +
                          std::to_string(x.index()) + " has shape " + x.shape().str() +

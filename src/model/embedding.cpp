@@ -1,5 +1,6 @@
 // Embedding: express() as one Gather of the table's rows by the indices, and
 // the module's one-line description.
+#include <topos/graph/scope.hpp>
 #include <topos/model/embedding.hpp>
 
 #include <sstream>
@@ -8,6 +9,7 @@ namespace topos {
 
 template <Element T>
 Value<T> Embedding<T>::express(const Value<T>& indices) const {
+    const NameScope named("Embedding");
     return gather(table_, indices);
 }
 

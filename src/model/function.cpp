@@ -513,6 +513,19 @@ std::size_t Function<T>::compiled() const {
 }
 
 template <Element T>
+std::vector<CompiledPlan<T>> Function<T>::compiled_plans() const {
+    const std::lock_guard lock(cache_->mutex);
+    std::vector<CompiledPlan<T>> plans;
+    plans.reserve(cache_->plans.size());
+    for (const auto& [key, entry] : cache_->plans) {
+        plans.push_back({.gradients = entry.posture == detail::Posture::Gradients,
+                         .shapes = entry.shapes,
+                         .plan = entry.compiled->plan});
+    }
+    return plans;
+}
+
+template <Element T>
 std::string Function<T>::describe() const {
     const std::lock_guard lock(cache_->mutex);
     std::ostringstream out;

@@ -3,6 +3,7 @@
 // last axis, the variance biased as in PyTorch.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/model/layer_norm.hpp>
 
 #include <sstream>
@@ -25,6 +26,7 @@ LayerNorm<T>::LayerNorm(Tape<T>& tape, std::size_t features, double epsilon)
 template <Element T>
 Value<T> LayerNorm<T>::express(const Value<T>& x) const {
     const detail::RecordScope scope(x);
+    const NameScope named("LayerNorm");
     const Shape shape = x.shape();
     if (shape.rank() == 0 || shape[shape.rank() - 1] != features_) {
         throw ShapeError("LayerNorm(" + std::to_string(features_) + ") normalises a last axis of " +

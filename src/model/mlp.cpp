@@ -4,6 +4,7 @@
 // named as an nn.Sequential of the same layers and activations names them.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/model/mlp.hpp>
 
 #include <ostream>
@@ -64,6 +65,7 @@ void Mlp<T>::check_widths() const {
 template <Element T>
 Value<T> Mlp<T>::express(const Value<T>& x) const {
     const detail::RecordScope scope(x);
+    const NameScope named("Mlp");
     Value<T> y = x;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         y = layers_[i].express(y);

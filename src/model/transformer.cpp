@@ -2,6 +2,7 @@
 // then + mlp(norm2(.)), its parameters in that order, and its description
 // with the parts' lines indented.
 #include "graph/record.hpp"
+#include <topos/graph/scope.hpp>
 #include <topos/model/module.hpp>
 #include <topos/model/transformer.hpp>
 
@@ -12,6 +13,7 @@ namespace topos {
 template <Element T>
 Value<T> TransformerBlock<T>::express(const Value<T>& x) const {
     const detail::RecordScope scope(x);
+    const NameScope named("TransformerBlock");
     const Value<T> attended = x + attention_.express(norm1_.express(x));
     return attended + mlp_.express(norm2_.express(attended));
 }

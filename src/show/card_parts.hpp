@@ -1,6 +1,7 @@
 // What every card is made of: its header, numbers as a card writes them,
-// statistics over a tensor's finite elements, and tables whose middle is elided
-// past 200 rows, so that a card's size never grows with what it shows.
+// statistics over a tensor's finite elements, and tables (cells, headings, rows
+// whose middle is elided past 200), so that a card's size never grows with
+// what it shows.
 #pragma once
 
 #include "core/float_text.hpp"
@@ -12,10 +13,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace topos::show::detail {
 
@@ -108,6 +111,37 @@ std::string elided_rows(std::size_t rows, std::size_t columns, std::string_view 
         }
     }
     return markup;
+}
+
+// A table cell holding `text` (markup already), with a class when given.
+inline std::string cell(const std::string& text, std::string_view css_class = "") {
+    if (css_class.empty()) {
+        return "<td>" + text + "</td>";
+    }
+    return "<td class=\"" + std::string(css_class) + "\">" + text + "</td>";
+}
+
+inline std::string heading_row(std::initializer_list<std::string_view> headings) {
+    std::string row = "<tr>";
+    for (const std::string_view heading : headings) {
+        row += "<th>" + std::string(heading) + "</th>";
+    }
+    return row + "</tr>";
+}
+
+// The rows, the middle elided past 200.
+inline std::string table_rows(const std::vector<std::string>& rows, std::size_t columns) {
+    return elided_rows(rows.size(), columns, "rows", [&](std::size_t i) { return rows[i]; });
+}
+
+// A parameter's extremes and mean as three cells, "-" each when it has no
+// finite element.
+template <Element T>
+std::string statistics_cells(const Tensor<T>& value) {
+    const Statistics<T> found = statistics(value.data());
+    const bool any = found.finite > 0;
+    return cell(any ? shortest(found.min) : "-") + cell(any ? shortest(found.max) : "-") +
+           cell(any ? rounded(found.mean) : "-");
 }
 
 }  // namespace topos::show::detail

@@ -1,7 +1,8 @@
-// show::card of a Run, a Field, a Parameters table and an Adjoints record: one
+// show::card of a Run, a Field, a Parameters table (named or not) and an Adjoints record: one
 // row per value, each tensor summarised on one line (its extremes and first
 // elements), so that a card stays small whatever the payloads weigh.
 #include "show/card_parts.hpp"
+#include <topos/core/error.hpp>
 #include <topos/show/card.hpp>
 
 #include <algorithm>
@@ -18,12 +19,15 @@
 namespace topos::show {
 namespace {
 
-using detail::elided_rows;
+using detail::cell;
 using detail::header;
+using detail::heading_row;
 using detail::rounded;
 using detail::shortest;
 using detail::Statistics;
 using detail::statistics;
+using detail::statistics_cells;
+using detail::table_rows;
 using detail::type_name;
 
 constexpr std::size_t leading_values = 4;
@@ -57,26 +61,6 @@ std::string summary(const Tensor<T>& tensor) {
     return line + leading(values, shown, tensor.elements());
 }
 
-std::string cell(const std::string& text, std::string_view css_class = "") {
-    if (css_class.empty()) {
-        return "<td>" + text + "</td>";
-    }
-    return "<td class=\"" + std::string(css_class) + "\">" + text + "</td>";
-}
-
-std::string heading_row(std::initializer_list<std::string_view> headings) {
-    std::string row = "<tr>";
-    for (const std::string_view heading : headings) {
-        row += "<th>" + std::string(heading) + "</th>";
-    }
-    return row + "</tr>";
-}
-
-// The rows, the middle elided past 200.
-std::string table_rows(const std::vector<std::string>& rows, std::size_t columns) {
-    return elided_rows(rows.size(), columns, "rows", [&](std::size_t i) { return rows[i]; });
-}
-
 // A row per node of `network` that `wanted` accepts: index, opcode, shape and
 // the summary of the tensor `value` gives for it.
 template <Element T, class Wanted, class Value>
@@ -102,14 +86,47 @@ std::string value_table(const Network<T>& network,
            "</table>";
 }
 
+// A row per slot: its index, its name when `names` gives one, its node, its
+// shape and its statistics.
 template <Element T>
-std::string parameter_row(std::size_t slot, Symbol symbol, const Tensor<T>& value) {
-    const Statistics<T> found = statistics(value.data());
-    const bool any = found.finite > 0;
-    return "<tr>" + cell(std::to_string(slot), "topos-index") +
-           cell(std::to_string(symbol.index()), "topos-index") +
-           cell(value.shape().str(), "topos-shape") + cell(any ? shortest(found.min) : "-") +
-           cell(any ? shortest(found.max) : "-") + cell(any ? rounded(found.mean) : "-") + "</tr>";
+std::string parameters_card(const Parameters<T>& parameters,
+                            const std::vector<NamedParameter>* names) {
+    std::vector<std::string> rows;
+    for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
+        const Symbol symbol = parameters.symbols()[slot];
+        std::string row = "<tr>" + cell(std::to_string(slot), "topos-index");
+        if (names != nullptr) {
+            const auto named = std::find_if(names->begin(), names->end(), [&](const auto& each) {
+                return each.symbol == symbol;
+            });
+            row += cell(named == names->end() ? "-" : escape(named->name), "topos-name");
+        }
+        rows.push_back(row + cell(std::to_string(symbol.index()), "topos-index") +
+                       cell(parameters.values()[slot].shape().str(), "topos-shape") +
+                       statistics_cells(parameters.values()[slot]) + "</tr>");
+    }
+    const std::string headings =
+        names != nullptr ? heading_row({"slot", "name", "node", "shape", "min", "max", "mean"})
+                         : heading_row({"slot", "node", "shape", "min", "max", "mean"});
+    const std::string table = rows.empty() ? "<p class=\"topos-note\">no parameters</p>"
+                                           : "<table class=\"topos-nodes\">" + headings +
+                                                 table_rows(rows, names ? 7 : 6) + "</table>";
+    return "<div class=\"topos-card topos-parameters\">" + header("Parameters", type_name<T>()) +
+           table + "</div>";
+}
+
+// Throws ShowError for a name whose symbol is not a slot of `parameters`.
+template <Element T>
+void check_names(const Parameters<T>& parameters, const std::vector<NamedParameter>& names) {
+    for (const NamedParameter& named : names) {
+        const auto symbols = parameters.symbols();
+        if (std::find(symbols.begin(), symbols.end(), named.symbol) == symbols.end()) {
+            throw ShowError("show::card: the name \"" + named.name + "\" is given to node " +
+                            std::to_string(named.symbol.index()) +
+                            ", which is not a parameter of these Parameters; pass the "
+                            "named_parameters() of the model they were made for");
+        }
+    }
 }
 
 std::string node_name(Symbol symbol) {
@@ -136,17 +153,13 @@ Html card(const Field<T>& field) {
 
 template <Element T>
 Html card(const Parameters<T>& parameters) {
-    std::vector<std::string> rows;
-    for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
-        rows.push_back(parameter_row(slot, parameters.symbols()[slot], parameters.values()[slot]));
-    }
-    const std::string table =
-        rows.empty() ? "<p class=\"topos-note\">no parameters</p>"
-                     : "<table class=\"topos-nodes\">" +
-                           heading_row({"slot", "node", "shape", "min", "max", "mean"}) +
-                           table_rows(rows, 6) + "</table>";
-    return Html("<div class=\"topos-card topos-parameters\">" +
-                header("Parameters", type_name<T>()) + table + "</div>");
+    return Html(parameters_card(parameters, nullptr));
+}
+
+template <Element T>
+Html card(const Parameters<T>& parameters, const std::vector<NamedParameter>& names) {
+    check_names(parameters, names);
+    return Html(parameters_card(parameters, &names));
 }
 
 template <Element T>
@@ -167,6 +180,8 @@ template Html card(const Field<float>&);
 template Html card(const Field<double>&);
 template Html card(const Parameters<float>&);
 template Html card(const Parameters<double>&);
+template Html card(const Parameters<float>&, const std::vector<NamedParameter>&);
+template Html card(const Parameters<double>&, const std::vector<NamedParameter>&);
 template Html card(const Adjoints<float>&);
 template Html card(const Adjoints<double>&);
 

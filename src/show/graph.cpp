@@ -1,9 +1,12 @@
 // show::graph: tapes, networks and plans as Graphviz DOT text, read through
 // their public API only. Every graph becomes a Scene (the nodes and what is
-// known of each: derived, scheduled, declared, marked, in which pattern), and
-// one writer turns a scene into DOT, so the four overloads draw alike.
+// known of each: derived, scheduled, declared, marked, in which pattern and
+// name scope, its parameter name or scalar value), and one writer turns a
+// scene into DOT, so the four overloads draw alike.
+#include "show/card_parts.hpp"
 #include <topos/show/graph.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -33,8 +36,15 @@ struct Scene {
     std::vector<bool> declared;
     std::vector<bool> marked;
     std::span<const Pattern> patterns;
-    std::vector<int> pattern_of;  // per node: its elected pattern, or no_pattern
+    std::vector<int> pattern_of;              // per node: its elected pattern, or no_pattern
+    std::vector<std::string> notes;           // per node: a last label line (a parameter's name)
+    std::vector<std::string> values;          // per node: a scalar leaf's value, else empty
+    std::vector<Scope> scopes{Scope{"", 0}};  // the name scopes drawn as clusters
+    std::vector<std::uint32_t> scope_of;      // per node: the cluster it is drawn in
+    std::vector<std::string> scope_labels;    // per scope
 };
+
+constexpr std::uint32_t top_scope = 0;
 
 // `text` as the inside of a DOT double-quoted string: quotes and backslashes
 // escaped, line breaks as DOT's \n (centred lines).
@@ -60,7 +70,12 @@ Scene scene_of(std::span<const Node> nodes, const GraphOptions& options) {
                 .declared = std::vector<bool>(nodes.size(), false),
                 .marked = std::vector<bool>(nodes.size(), false),
                 .patterns = {},
-                .pattern_of = std::vector<int>(nodes.size(), no_pattern)};
+                .pattern_of = std::vector<int>(nodes.size(), no_pattern),
+                .notes = std::vector<std::string>(nodes.size()),
+                .values = std::vector<std::string>(nodes.size()),
+                .scopes = {Scope{"", 0}},
+                .scope_of = std::vector<std::uint32_t>(nodes.size(), top_scope),
+                .scope_labels = {""}};
     for (const Symbol& symbol : options.marked) {
         if (symbol.index() >= nodes.size()) {
             throw ShowError("GraphOptions::marked names node " + std::to_string(symbol.index()) +
@@ -95,6 +110,128 @@ std::uint32_t first_derived(std::span<const Node> nodes, const Adjoints<T>& adjo
         }
     }
     return first;
+}
+
+// Each named parameter's name as its box's last line. Throws ShowError for a
+// name whose symbol is not a parameter of the graph drawn.
+void add_names(Scene& scene, const std::vector<NamedParameter>& names) {
+    for (const NamedParameter& named : names) {
+        const std::uint32_t index = named.symbol.index();
+        if (index >= scene.nodes.size() || scene.nodes[index].symbol() != named.symbol ||
+            scene.nodes[index].opcode() != Opcode::Parameter) {
+            throw ShowError("GraphOptions::names gives \"" + named.name + "\" to node " +
+                            std::to_string(index) +
+                            ", which is not a parameter of the graph drawn; pass the "
+                            "named_parameters() of the model this graph was recorded with");
+        }
+        scene.notes[index] = named.name;
+    }
+}
+
+// Rank-0 leaves (a batch size, a scale) show their value.
+template <class Graph>
+void add_scalar_values(Scene& scene, const Graph& graph) {
+    for (const Node& node : scene.nodes) {
+        if (node.opcode() == Opcode::Leaf && node.shape().rank() == 0) {
+            scene.values[node.index()] = detail::shortest(graph.payload(node.symbol()).data()[0]);
+        }
+    }
+}
+
+// The innermost scope holding both `a` and `b` (parents precede their children).
+std::uint32_t common_scope(const std::vector<Scope>& scopes, std::uint32_t a, std::uint32_t b) {
+    while (a != b) {
+        if (a > b) {
+            a = scopes[a].parent;
+        } else {
+            b = scopes[b].parent;
+        }
+    }
+    return a;
+}
+
+// Parameters are recorded where a module is built, outside the scope of its
+// express(): each is drawn in the innermost scope that holds all its readers.
+void place_parameters(Scene& scene) {
+    std::vector<std::optional<std::uint32_t>> readers_scope(scene.nodes.size());
+    for (const Node& node : scene.nodes) {
+        for (const std::uint32_t operand : node.operands()) {
+            std::optional<std::uint32_t>& found = readers_scope[operand];
+            const std::uint32_t reader = scene.scope_of[node.index()];
+            found = found ? common_scope(scene.scopes, *found, reader) : reader;
+        }
+    }
+    for (const Node& node : scene.nodes) {
+        if (node.opcode() == Opcode::Parameter && scene.scope_of[node.index()] == top_scope &&
+            readers_scope[node.index()]) {
+            scene.scope_of[node.index()] = *readers_scope[node.index()];
+        }
+    }
+}
+
+// What a dotted name's last word belongs to: "0" for "0.weight", "" for "scale".
+std::string_view owner_of(std::string_view name) {
+    const std::size_t dot = name.rfind('.');
+    return dot == std::string_view::npos ? std::string_view() : name.substr(0, dot);
+}
+
+// The owner every name in `names` shares, in whole words: "blocks.0" for
+// "blocks.0.norm1.weight" and "blocks.0.mlp.0.bias"; "" when they share none.
+std::string_view common_owner(const std::vector<std::string_view>& names) {
+    std::string_view common = owner_of(names.front());
+    for (const std::string_view name : names) {
+        const std::string_view owner = owner_of(name);
+        while (!common.empty() && owner != common &&
+               !(owner.starts_with(common) && owner[common.size()] == '.')) {
+            common = owner_of(common);
+        }
+    }
+    return common;
+}
+
+// A scope's cluster label: its name, after the name its parameters share
+// ("0: Linear", "blocks.0: TransformerBlock").
+void label_scopes(Scene& scene) {
+    std::vector<std::vector<std::string_view>> names(scene.scopes.size());
+    for (const Node& node : scene.nodes) {
+        const std::string& name = scene.notes[node.index()];
+        if (name.empty()) {
+            continue;
+        }
+        for (std::uint32_t scope = scene.scope_of[node.index()]; scope != top_scope;
+             scope = scene.scopes[scope].parent) {
+            names[scope].push_back(name);
+        }
+    }
+    scene.scope_labels.assign(scene.scopes.size(), "");
+    for (std::size_t scope = 1; scope < scene.scopes.size(); ++scope) {
+        const std::string_view shared = names[scope].empty() ? "" : common_owner(names[scope]);
+        scene.scope_labels[scope] = shared.empty()
+                                        ? scene.scopes[scope].name
+                                        : std::string(shared) + ": " + scene.scopes[scope].name;
+    }
+}
+
+template <class Graph>
+void add_scopes(Scene& scene, const Graph& graph) {
+    const std::span<const Scope> scopes = graph.scopes();
+    scene.scopes.assign(scopes.begin(), scopes.end());
+    for (const Node& node : scene.nodes) {
+        scene.scope_of[node.index()] = graph.scope_of(node.symbol());
+    }
+    place_parameters(scene);
+    label_scopes(scene);
+}
+
+// What a graph shows beyond its nodes' opcodes and shapes: names, scalar
+// values and, unless options say otherwise, name scopes.
+template <class Graph>
+void add_reading(Scene& scene, const Graph& graph, const GraphOptions& options) {
+    add_names(scene, options.names);
+    add_scalar_values(scene, graph);
+    if (options.group_scopes) {
+        add_scopes(scene, graph);
+    }
 }
 
 void add_plan(Scene& scene, std::span<const Node> scheduled, const std::vector<Symbol>& declared) {
@@ -132,9 +269,8 @@ public:
         }
         if (options_.collapse_patterns) {
             write_pattern_boxes();
-        } else {
-            write_clusters();
         }
+        write_clusters();
         write_edges();
         dot_ += "}\n";
         return Picture(std::move(dot_), boxes_);
@@ -218,10 +354,19 @@ private:
         }
     }
 
-    static std::string label_of(const Node& node) {
+    std::string label_of(const Node& node) const {
         std::string label = std::to_string(node.index()) + " " +
                             std::string(name_of(node.opcode())) + " " + node.shape().str();
-        return node.dtype() == DType::Index ? label + "\nindices" : label;
+        if (const std::string& value = scene_.values[node.index()]; !value.empty()) {
+            label += " = " + value;
+        }
+        if (node.dtype() == DType::Index) {
+            label += "\nindices";
+        }
+        if (const std::string& note = scene_.notes[node.index()]; !note.empty()) {
+            label += "\n" + note;
+        }
+        return label;
     }
 
     // The words and looks every box shares: shading, fading, borders.
@@ -268,25 +413,101 @@ private:
         ++boxes_;
     }
 
+    // The scope each pattern is drawn in: the innermost holding all its nodes.
+    std::vector<std::uint32_t> pattern_homes() const {
+        std::vector<std::optional<std::uint32_t>> home(scene_.patterns.size());
+        for (const Node& node : scene_.nodes) {
+            const int k = scene_.pattern_of[node.index()];
+            if (k != no_pattern) {
+                std::optional<std::uint32_t>& found = home[static_cast<std::size_t>(k)];
+                const std::uint32_t scope = scene_.scope_of[node.index()];
+                found = found ? common_scope(scene_.scopes, *found, scope) : scope;
+            }
+        }
+        std::vector<std::uint32_t> homes;
+        homes.reserve(home.size());
+        for (const std::optional<std::uint32_t>& found : home) {
+            homes.push_back(found.value_or(top_scope));
+        }
+        return homes;
+    }
+
+    // Every box's cluster: name scopes nest as they were opened, a pattern
+    // sits in the scope that holds all its nodes, and each node in its
+    // pattern's cluster or else its scope's.
     void write_clusters() {
-        for (std::size_t k = 0; k < scene_.patterns.size(); ++k) {
-            const Pattern& pattern = scene_.patterns[k];
-            dot_ += "  subgraph cluster_";
-            dot_ += std::to_string(k);
-            dot_ += " {\n    graph [label=";
-            dot_ += dot_quoted(name_of(pattern.kind()));
-            dot_ +=
-                ", class=\"pattern\", style=\"rounded,dashed\", color=\"#c08a00\", "
-                "fontcolor=\"#8a6400\", fontsize=10];\n   ";
-            for (const Symbol& symbol : pattern.nodes()) {
-                if (scene_.pattern_of[symbol.index()] == static_cast<int>(k)) {
-                    dot_ += ' ';
-                    dot_ += name_of_box(symbol.index());
-                    dot_ += ';';
+        const std::size_t scope_count = scene_.scopes.size();
+        homes_ = pattern_homes();
+        members_.assign(scope_count, {});
+        for (const Node& node : scene_.nodes) {
+            if (scene_.pattern_of[node.index()] == no_pattern) {
+                members_[scene_.scope_of[node.index()]].push_back(name_of_box(node.index()));
+            }
+        }
+        if (options_.collapse_patterns) {
+            for (std::size_t k = 0; k < homes_.size(); ++k) {
+                members_[homes_[k]].push_back(name_of_box(scene_.nodes.size() + k));
+            }
+        }
+        children_.assign(scope_count, {});
+        std::vector<bool> drawn(scope_count, false);
+        for (std::size_t k = 0; k < homes_.size(); ++k) {
+            drawn[homes_[k]] = true;
+        }
+        for (std::size_t scope = scope_count; scope-- > 1;) {
+            drawn[scope] = drawn[scope] || !members_[scope].empty();
+            if (drawn[scope]) {
+                drawn[scene_.scopes[scope].parent] = true;
+                children_[scene_.scopes[scope].parent].push_back(static_cast<std::uint32_t>(scope));
+            }
+        }
+        write_scope_contents(top_scope, "  ");
+    }
+
+    void write_scope_contents(std::uint32_t scope, const std::string& indent) {
+        if (!options_.collapse_patterns) {
+            for (std::size_t k = 0; k < homes_.size(); ++k) {
+                if (homes_[k] == scope) {
+                    write_pattern_cluster(k, indent);
                 }
             }
-            dot_ += "\n  }\n";
         }
+        for (auto child = children_[scope].rbegin(); child != children_[scope].rend(); ++child) {
+            write_scope_cluster(*child, indent);
+        }
+    }
+
+    void write_scope_cluster(std::uint32_t scope, const std::string& indent) {
+        dot_ += indent + "subgraph cluster_s" + std::to_string(scope) + " {\n" + indent +
+                "  graph [label=" + dot_quoted(scene_.scope_labels[scope]) +
+                ", class=\"scope\", style=\"rounded\", color=\"#8aa4c8\", "
+                "fontcolor=\"#4a6285\", fontsize=10];\n";
+        if (!members_[scope].empty()) {
+            dot_ += indent + " ";
+            for (const std::string& box : members_[scope]) {
+                dot_ += ' ' + box + ';';
+            }
+            dot_ += '\n';
+        }
+        write_scope_contents(scope, indent + "  ");
+        dot_ += indent + "}\n";
+    }
+
+    void write_pattern_cluster(std::size_t k, const std::string& indent) {
+        const Pattern& pattern = scene_.patterns[k];
+        dot_ += indent + "subgraph cluster_" + std::to_string(k) + " {\n" + indent +
+                "  graph [label=" + dot_quoted(name_of(pattern.kind())) +
+                ", class=\"pattern\", style=\"rounded,dashed\", color=\"#c08a00\", "
+                "fontcolor=\"#8a6400\", fontsize=10];\n" +
+                indent + " ";
+        for (const Symbol& symbol : pattern.nodes()) {
+            if (scene_.pattern_of[symbol.index()] == static_cast<int>(k)) {
+                dot_ += ' ';
+                dot_ += name_of_box(symbol.index());
+                dot_ += ';';
+            }
+        }
+        dot_ += '\n' + indent + "}\n";
     }
 
     void write_pattern_boxes() {
@@ -354,6 +575,9 @@ private:
     const GraphOptions& options_;
     std::string dot_;
     std::size_t boxes_ = 0;
+    std::vector<std::uint32_t> homes_;                  // per pattern: its scope
+    std::vector<std::vector<std::string>> members_;     // per scope: its own boxes
+    std::vector<std::vector<std::uint32_t>> children_;  // per scope: the scopes drawn in it
 };
 
 Picture draw(const Scene& scene, const GraphOptions& options) {
@@ -364,12 +588,16 @@ Picture draw(const Scene& scene, const GraphOptions& options) {
 
 template <Element T>
 Picture graph(const Tape<T>& tape, const GraphOptions& options) {
-    return draw(scene_of(tape.nodes(), options), options);
+    Scene scene = scene_of(tape.nodes(), options);
+    add_reading(scene, tape, options);
+    return draw(scene, options);
 }
 
 template <Element T>
 Picture graph(const Network<T>& network, const GraphOptions& options) {
-    return draw(scene_of(network.nodes(), options), options);
+    Scene scene = scene_of(network.nodes(), options);
+    add_reading(scene, network, options);
+    return draw(scene, options);
 }
 
 template <Element T>
@@ -377,13 +605,16 @@ Picture graph(const Network<T>& network, const Adjoints<T>& adjoints, GraphOptio
     if (!options.derived_from) {
         options.derived_from = first_derived(network.nodes(), adjoints);
     }
-    return draw(scene_of(network.nodes(), options), options);
+    Scene scene = scene_of(network.nodes(), options);
+    add_reading(scene, network, options);
+    return draw(scene, options);
 }
 
 template <Element T>
 Picture graph(const Plan<T>& plan, const GraphOptions& options) {
     const Network<T>& network = plan.entry().network();
     Scene scene = scene_of(network.nodes(), options);
+    add_reading(scene, network, options);
     add_plan(scene, plan.nodes(), plan.entry().declared());
     add_patterns(scene, plan.patterns());
     return draw(scene, options);

@@ -111,7 +111,8 @@ constexpr const char* picture_rules = R"css(
 .topos-picture g.node.declared polygon, .topos-picture g.node.declared ellipse { stroke: #1a5fb4; }
 .topos-picture g.node.marked polygon, .topos-picture g.node.marked ellipse { stroke: #c01c28; stroke-width: 3; }
 .topos-picture g.node.pattern polygon { fill: #fff4dc; stroke: #e5a50a; }
-.topos-picture g.cluster.pattern polygon, .topos-picture g.cluster polygon { fill: #fffaf0; stroke: #e5a50a; stroke-dasharray: 4 2; }
+.topos-picture g.cluster.pattern polygon { fill: #fffaf0; stroke: #e5a50a; stroke-dasharray: 4 2; }
+.topos-picture g.cluster.scope polygon { fill: #f5f8fc; stroke: #8aa4c8; }
 .topos-picture .unscheduled { opacity: 0.35; }
 .topos-picture text { font-family: ui-monospace, Menlo, Consolas, monospace; }
 .topos-plot { margin: 0.6rem 0; }

@@ -424,6 +424,121 @@ TEST(ParametersCard, ShowsOneRowPerSlotWithNodeShapeAndExtremes) {
                           "<td>0.225</td></tr>"));
 }
 
+// An Mlp{2, 3, 1} on its own tape, and the network sealed from it.
+struct SmallModel {
+    Network<float> network;
+    Mlp<float> mlp;
+};
+
+SmallModel small_model() {
+    Tape<float> tape;
+    Mlp<float> mlp(tape, {2, 3, 1}, Activation::Tanh, init::xavier(5));
+    return {std::move(tape).into_network(), std::move(mlp)};
+}
+
+TEST(ParametersCard, NamesEachSlotWhenGivenTheModelsNames) {
+    const SmallModel model = small_model();
+    const Html card = show::card(model.network.parameters(), model.mlp.named_parameters());
+    expect_sound(card);
+    EXPECT_THAT(card.html(), HasSubstr("<th>name</th>"));
+    EXPECT_THAT(card.html(),
+                HasSubstr("<tr><td class=\"topos-index\">2</td><td class=\"topos-name\">"
+                          "2.weight</td><td class=\"topos-index\">2</td>"
+                          "<td class=\"topos-shape\">[3, 1]</td>"));
+    EXPECT_THAT(show::card(model.network.parameters()).html(), Not(HasSubstr("2.weight")));
+}
+
+TEST(ParametersCard, RefusesANameForANodeThatIsNotOneOfItsSlots) {
+    const SmallModel model = small_model();
+    Tape<float> other;
+    const std::vector<NamedParameter> names{{"stray", other.parameter(1.0F), false}};
+    EXPECT_THROW(show::card(model.network.parameters(), names), ShowError);
+}
+
+TEST(ModuleCard, ShowsTheDescriptionAndOneRowPerNamedParameter) {
+    const SmallModel model = small_model();
+    const Html card = show::card(model.mlp);
+    expect_sound(card);
+    EXPECT_THAT(card.html(), HasSubstr("topos-module"));
+    EXPECT_THAT(card.html(), HasSubstr("Mlp&lt;float&gt;"));
+    EXPECT_THAT(card.html(), HasSubstr(escape(model.mlp.describe())));
+    for (const NamedParameter& named : model.mlp.named_parameters()) {
+        EXPECT_THAT(card.html(), HasSubstr("<td class=\"topos-name\">" + named.name + "</td>"));
+    }
+    EXPECT_THAT(card.html(),
+                HasSubstr("<tr><td class=\"topos-name\">0.weight</td><td class=\"topos-index\">"
+                          "0</td><td class=\"topos-shape\">[2, 3]</td><td>6</td></tr>"));
+    EXPECT_THAT(card.html(), HasSubstr("4 parameters, 13 elements"));
+}
+
+TEST(ModuleCard, ShowsEachParametersStatisticsWhenGivenItsPayloads) {
+    const SmallModel model = small_model();
+    const Parameters<float> values = model.network.parameters();
+    const Html card = show::card(model.mlp, values);
+    expect_sound(card);
+    EXPECT_THAT(card.html(), HasSubstr("<th>mean</th>"));
+    // The biases start at zero.
+    EXPECT_THAT(card.html(),
+                HasSubstr("<td class=\"topos-name\">2.bias</td><td class=\"topos-index\">3</td>"
+                          "<td class=\"topos-shape\">[1]</td><td>1</td><td>0</td><td>0</td>"
+                          "<td>0</td></tr>"));
+}
+
+TEST(ModuleCard, EveryModuleHasACard) {
+    Tape<float> tape;
+    const Linear<float> linear(tape, 2, 3, init::xavier(1));
+    const Conv2d<float> conv(tape, {1, 2, 3}, init::kaiming(2));
+    const BatchNorm<float> norm(tape, 2);
+    const LayerNorm<float> layer_norm(tape, 4);
+    const Embedding<float> embedding(tape, 5, 4, init::normal(3, 0.1));
+    const CausalSelfAttention<float> attention(tape, 4, 2, init::xavier(4));
+    const TransformerBlock<float> block(tape, 4, 2, 8, init::xavier(6));
+    const Dropout<float> dropout(tape, Shape{2, 3}, 0.5);
+    const MaxPool2d<float> pool(2);
+    EXPECT_THAT(show::card(linear).html(), HasSubstr("Linear&lt;float&gt;"));
+    EXPECT_THAT(show::card(conv).html(), HasSubstr("Conv2d&lt;float&gt;"));
+    EXPECT_THAT(show::card(norm).html(), HasSubstr("BatchNorm"));
+    EXPECT_THAT(show::card(layer_norm).html(), HasSubstr("LayerNorm&lt;float&gt;"));
+    EXPECT_THAT(show::card(embedding).html(), HasSubstr("Embedding&lt;float&gt;"));
+    EXPECT_THAT(show::card(attention).html(), HasSubstr("query.weight"));
+    EXPECT_THAT(show::card(block).html(), HasSubstr("attention.query.weight"));
+    EXPECT_THAT(show::card(dropout).html(), HasSubstr("no parameters"));
+    EXPECT_THAT(show::card(pool).html(), HasSubstr("MaxPool2d&lt;float&gt;"));
+    for (const Html& card : {show::card(linear), show::card(block), show::card(pool)}) {
+        expect_sound(card);
+    }
+}
+
+TEST(FunctionCard, ShowsItsArgumentsAndOneRowPerCompiledPlan) {
+    SmallModel model = small_model();
+    const Mlp<float>& mlp = model.mlp;
+    const Function<float> loss(
+        model.network, [&](const Value<float>& x) { return mlp.express(x).square().mean(); });
+    const Html empty = show::card(loss);
+    expect_sound(empty);
+    EXPECT_THAT(empty.html(), HasSubstr("Function(real) over 4 parameters, 0 plans"));
+    EXPECT_THAT(empty.html(), HasSubstr("no plan compiled yet"));
+    const Parameters<float> parameters = model.network.parameters();
+    (void)loss(parameters, Tensor<float>::filled(Shape{7, 2}, 1.0F));
+    (void)loss.value_and_gradients(parameters, Tensor<float>::filled(Shape{5, 2}, 1.0F));
+    const Html card = show::card(loss);
+    expect_sound(card);
+    EXPECT_THAT(card.html(), HasSubstr("Function(real) over 4 parameters, 2 plans</p>"));
+    const std::vector<CompiledPlan<float>> plans = loss.compiled_plans();
+    ASSERT_EQ(plans.size(), 2u);
+    EXPECT_FALSE(plans[0].gradients);
+    EXPECT_TRUE(plans[1].gradients);
+    EXPECT_EQ(plans[1].shapes, std::vector<Shape>{Shape({5, 2})});
+    EXPECT_THAT(card.html(),
+                HasSubstr("<tr><td class=\"topos-op\">value</td><td class=\"topos-shape\">"
+                          "[7, 2]</td><td>" +
+                          std::to_string(plans[0].plan.nodes().size()) + "</td>"));
+    EXPECT_THAT(card.html(),
+                HasSubstr("<tr><td class=\"topos-op\">gradients</td><td class=\"topos-shape\">"
+                          "[5, 2]</td><td>" +
+                          std::to_string(plans[1].plan.nodes().size()) + "</td>"));
+}
+
 TEST(AdjointsCard, ShowsTheTargetAndEachValueWithItsGradientNode) {
     Tape<float> tape;
     auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));

@@ -1,7 +1,8 @@
 // show::graph: one labelled box per node, sources drawn apart, edges from
 // operand to reader in operand order, derived nodes shaded, a plan's
 // unscheduled nodes faded and declared values doubled, marked nodes thick,
-// elected patterns as clusters or collapsed boxes, escaped titles, the same
+// elected patterns as clusters or collapsed boxes, modules' name scopes as
+// nested clusters, parameters named, scalar leaves valued, escaped titles, the same
 // text for the same graph, large graphs laid out quickly, and the classes
 // reaching the SVG where Graphviz is built in.
 #include "show/seed_networks.hpp"
@@ -286,6 +287,150 @@ TEST(Graph, CollapsingPatternsDrawsOneBoxPerPatternJoinedToItsNeighbours) {
     EXPECT_TRUE(joined.contains("p0") && joined.contains("p1"));
 }
 
+// A [5, 3] batch through Mlp{3, 4, 2} and a mean: the module's scopes and names.
+struct MlpGraph {
+    Network<float> network;
+    std::vector<NamedParameter> names;
+};
+
+MlpGraph mlp_graph() {
+    Tape<float> tape;
+    const Mlp<float> mlp(tape, {3, 4, 2}, Activation::Tanh, init::xavier(3));
+    const auto x = tape.input(Tensor<float>::filled(Shape{5, 3}, 1.0F));
+    mlp.express(x).mean();
+    return {std::move(tape).into_network(), mlp.named_parameters()};
+}
+
+// The lines of the cluster labelled `label`, its opening line first and its
+// closing brace last; empty when there is none.
+std::vector<std::string> cluster_lines(const std::string& dot, const std::string& label) {
+    const std::vector<std::string> lines = test::lines_of(dot);
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        if (lines[i].find("graph [label=\"" + label + "\"") == std::string::npos) {
+            continue;
+        }
+        const std::size_t indent = lines[i - 1].find_first_not_of(' ');
+        std::vector<std::string> cluster{lines[i - 1]};
+        for (std::size_t j = i; j < lines.size(); ++j) {
+            cluster.push_back(lines[j]);
+            if (lines[j] == std::string(indent, ' ') + "}") {
+                return cluster;
+            }
+        }
+    }
+    return {};
+}
+
+// The boxes a cluster lists as its own members (not those of clusters within it).
+std::set<std::string> own_members(const std::vector<std::string>& cluster) {
+    std::set<std::string> members;
+    if (cluster.size() > 2 && cluster[2].find("subgraph") == std::string::npos &&
+        cluster[2].find_first_not_of(' ') != std::string::npos && cluster[2] != cluster.back()) {
+        std::istringstream words(cluster[2]);
+        for (std::string word; words >> word;) {
+            members.insert(word.substr(0, word.size() - 1));
+        }
+    }
+    return members;
+}
+
+TEST(Graph, NamesEachParameterBoxWhenGivenTheModelsNames) {
+    const MlpGraph model = mlp_graph();
+    GraphOptions options;
+    options.names = model.names;
+    const std::string dot = graph(model.network, options).dot();
+    for (const NamedParameter& named : model.names) {
+        EXPECT_THAT(box_line(dot, node_box(named.symbol.index())),
+                    HasSubstr("\\n" + named.name + "\""))
+            << named.name;
+    }
+    EXPECT_THAT(graph(model.network).dot(), Not(HasSubstr("0.weight")));
+}
+
+TEST(Graph, ClustersEachModuleLabelledWithTheNameItsParametersShare) {
+    const MlpGraph model = mlp_graph();
+    GraphOptions options;
+    options.names = model.names;
+    const std::string dot = graph(model.network, options).dot();
+    const std::vector<std::string> mlp = cluster_lines(dot, "Mlp");
+    const std::vector<std::string> first = cluster_lines(dot, "0: Linear");
+    const std::vector<std::string> second = cluster_lines(dot, "2: Linear");
+    ASSERT_FALSE(mlp.empty());
+    ASSERT_FALSE(first.empty());
+    ASSERT_FALSE(second.empty());
+    EXPECT_THAT(mlp[1], HasSubstr("class=\"scope\""));
+    // Both layers nest in the Mlp's cluster, one level deeper.
+    const std::size_t mlp_indent = mlp[0].find_first_not_of(' ');
+    EXPECT_EQ(first[0].find_first_not_of(' '), mlp_indent + 2);
+    EXPECT_NE(std::find(mlp.begin(), mlp.end(), first[0]), mlp.end());
+    EXPECT_NE(std::find(mlp.begin(), mlp.end(), second[0]), mlp.end());
+    // A layer holds its weight, its bias, its product, the bias broadcast and the sum.
+    const std::set<std::string> members = own_members(first);
+    EXPECT_EQ(members.size(), 5u);
+    EXPECT_TRUE(members.contains(node_box(model.names[0].symbol.index())));
+    EXPECT_TRUE(members.contains(node_box(model.names[1].symbol.index())));
+    // The tanh between the layers is the Mlp's own; the input and the mean are outside.
+    EXPECT_EQ(own_members(mlp).size(), 1u);
+    EXPECT_EQ(occurrences(dot, "subgraph cluster_s"), 3u);
+}
+
+TEST(Graph, LabelsModuleClustersByKindWhenNoNamesAreGiven) {
+    const std::string dot = graph(mlp_graph().network).dot();
+    EXPECT_EQ(cluster_lines(dot, "0: Linear").size(), 0u);
+    EXPECT_EQ(occurrences(dot, "label=\"Linear\""), 2u);
+    EXPECT_EQ(occurrences(dot, "label=\"Mlp\""), 1u);
+}
+
+TEST(Graph, DrawsEveryBoxAtTheTopLevelWhenScopesAreNotGrouped) {
+    GraphOptions options;
+    options.group_scopes = false;
+    const MlpGraph model = mlp_graph();
+    const std::string dot = graph(model.network, options).dot();
+    EXPECT_THAT(dot, Not(HasSubstr("subgraph")));
+    EXPECT_EQ(boxes_of(dot).size(), model.network.nodes().size());
+}
+
+TEST(Graph, RefusesANameForANodeThatIsNotAParameterOfTheGraph) {
+    const MlpGraph model = mlp_graph();
+    GraphOptions options;
+    options.names = {{"input", model.network.nodes()[model.names.size()].symbol(), false}};
+    EXPECT_THROW(graph(model.network, options), ShowError);
+    Tape<float> other;
+    other.input(1.0F);
+    options.names = {{"0.weight", other.parameter(2.0F), false}};
+    EXPECT_THROW(graph(model.network, options), ShowError);
+}
+
+TEST(Graph, ShowsTheValueOfScalarLeaves) {
+    Tape<double> tape;
+    const auto x = tape.input(Tensor<double>(Shape{2}, {1.0, 2.0}));
+    const auto batch = tape.leaf(50.0);
+    const auto scale = tape.leaf(Tensor<double>(Shape{2}, {0.5, 0.25}));
+    ((x * scale).sum() / batch).tanh();
+    const std::string dot = graph(tape).dot();
+    EXPECT_THAT(box_line(dot, node_box(batch.index())), HasSubstr("Leaf [] = 50\""));
+    EXPECT_THAT(box_line(dot, node_box(scale.index())), HasSubstr("Leaf [2]\""));
+}
+
+TEST(Graph, DrawsAPatternInsideTheScopeThatHoldsAllItsNodes) {
+    Tape<float> tape;
+    const Conv2d<float> convolution(tape, {1, 2, 3}, init::normal(2, 0.3));
+    const MaxPool2d<float> pool(2, 2);
+    const auto image = tape.input(init::normal(1, 1.0)(Shape{1, 1, 6, 6}));
+    const Symbol loss = pool.express(convolution.express(image)).sum();
+    const Plan<float> plan = std::move(tape).into_network().entry({loss}).lower();
+    ASSERT_EQ(plan.patterns().size(), 2u);
+    GraphOptions options;
+    options.names = named_parameters({{"conv", convolution}});
+    const std::string dot = graph(plan, options).dot();
+    const std::vector<std::string> conv = cluster_lines(dot, "conv: Conv2d");
+    const std::vector<std::string> window = cluster_lines(dot, "WindowProduct");
+    ASSERT_FALSE(conv.empty());
+    ASSERT_FALSE(window.empty());
+    EXPECT_NE(std::find(conv.begin(), conv.end(), window[0]), conv.end()) << dot;
+    EXPECT_FALSE(cluster_lines(dot, "MaxPool2d").empty());
+}
+
 TEST(Graph, EscapesQuotesBackslashesAndLineBreaksInTheTitle) {
     GraphOptions options;
     options.title = "say \"hi\" \\ then\nleave";
@@ -389,6 +534,7 @@ TEST(Graph, CarriesItsClassesIntoTheSvg) {
     EXPECT_THAT(svg, HasSubstr("class=\"node op derived unscheduled\""));
     EXPECT_THAT(svg, HasSubstr("class=\"node op derived declared\""));
     EXPECT_THAT(graph(test::convolution_plan()).svg(), HasSubstr("class=\"cluster pattern\""));
+    EXPECT_THAT(graph(mlp_graph().network).svg(), HasSubstr("class=\"cluster scope\""));
 }
 
 TEST(Graph, SaysHowToGetSvgWhenGraphvizIsMissing) {

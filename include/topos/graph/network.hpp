@@ -6,6 +6,7 @@
 
 #include <topos/core/tensor.hpp>
 #include <topos/graph/node.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/graph/symbol.hpp>
 
 #include <concepts>
@@ -46,6 +47,17 @@ public:
 
     // The node a symbol names; throws SymbolError for another network's symbol.
     const Node& node(Symbol symbol) const;
+
+    // The payload a source was recorded with: a leaf's constant, an input's
+    // default, a parameter's initial value. Throws SymbolError for another
+    // network's symbol and Error for a computed node.
+    Tensor<T> payload(Symbol source) const;
+
+    // The name scopes the nodes were recorded in (see NameScope): scopes()[0]
+    // is the top level, and scope_of(symbol) indexes scopes(). Throws
+    // SymbolError for another network's symbol.
+    std::span<const Scope> scopes() const;
+    std::uint32_t scope_of(Symbol symbol) const;
 
     // The table of Tape::describe, with a `network:` summary line.
     std::string describe() const;

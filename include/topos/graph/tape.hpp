@@ -7,6 +7,7 @@
 #include <topos/core/tensor.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/graph/value.hpp>
 
 #include <array>
@@ -64,6 +65,17 @@ public:
 
     // The nodes recorded so far (the span is invalidated by further recording).
     std::span<const Node> nodes() const;
+
+    // The payload a source was recorded with: a leaf's constant, an input's
+    // default, a parameter's initial value. Throws SymbolError for another
+    // tape's symbol and Error for a computed node.
+    Tensor<T> payload(Symbol source) const;
+
+    // The name scopes the nodes were recorded in (see NameScope): scopes()[0]
+    // is the top level, and scope_of(symbol) indexes scopes() (the span is
+    // invalidated by further recording). Throws SymbolError for another tape's symbol.
+    std::span<const Scope> scopes() const;
+    std::uint32_t scope_of(Symbol symbol) const;
 
     // One line per node, then `tape: 6 nodes, 1 parameter, 2 inputs`.
     std::string describe() const;

@@ -52,6 +52,14 @@ enum class Argument : std::uint8_t {
 // Writes "real" or "indices".
 std::ostream& operator<<(std::ostream& out, Argument argument);
 
+// One plan a Function has compiled: what it computes and at which input shapes.
+template <Element T>
+struct CompiledPlan {
+    bool gradients = false;  // value_and_gradients's plan; a call's otherwise
+    std::vector<Shape> shapes;
+    Plan<T> plan;
+};
+
 // What Function::value_and_gradients returns.
 template <Element T>
 struct ValueAndGradients {
@@ -177,6 +185,9 @@ public:
 
     // How many plans are compiled, both kinds counted.
     std::size_t compiled() const;
+
+    // The plans compiled so far, value plans first, in the order describe() lists them.
+    std::vector<CompiledPlan<T>> compiled_plans() const;
 
     // For `loss` above over a [4, 8, 3] tanh MLP (four parameters), after
     // loss.value_and_gradients at a batch of 50 and loss at 297 rows

@@ -3,6 +3,7 @@
 // values, describe() says what it holds.
 #pragma once
 
+#include <topos/graph/scope.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/init.hpp>
@@ -24,7 +25,10 @@ public:
           bias_(tape.parameter(Tensor<T>::filled(Shape{out}, T{0}))) {}
 
     // x w + b: x [..., in] to [..., out].
-    Value<T> express(const Value<T>& x) const { return x.matmul(weight_) + bias_; }
+    Value<T> express(const Value<T>& x) const {
+        const NameScope named("Linear");
+        return x.matmul(weight_) + bias_;
+    }
 
     // weight, then bias.
     std::vector<Value<T>> parameters() const { return {weight_, bias_}; }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <topos/graph/compositions.hpp>
+#include <topos/graph/scope.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/named.hpp>
 
@@ -23,7 +24,10 @@ public:
     MaxPool2d(std::size_t size, std::size_t stride);
 
     // x: [batch, channels, height, width] to [batch, channels, (H - size) / stride + 1, ...].
-    Value<T> express(const Value<T>& x) const { return max_pool(x, size_, stride_); }
+    Value<T> express(const Value<T>& x) const {
+        const NameScope named("MaxPool2d");
+        return max_pool(x, size_, stride_);
+    }
 
     // None: pooling has no parameters.
     std::vector<Value<T>> parameters() const { return {}; }

@@ -12,8 +12,15 @@
 // - Entry: roots, observed values, numerics, posture;
 // - Run: every readable value, each a small tensor summary;
 // - Field: the adjoints the reverse scan reached;
-// - Parameters: one row per slot (node, shape, extremes);
-// - Adjoints: the target and each (value, gradient node) pair.
+// - Parameters: one row per slot (node, shape, extremes), and each slot's name
+//   when given a model's named_parameters();
+// - Adjoints: the target and each (value, gradient node) pair;
+// - Function: its argument kinds, its parameter count and one row per
+//   compiled plan (what it computes, input shapes, nodes, patterns);
+// - a module (any type with describe(), parameters() and named_parameters():
+//   Linear, Mlp, Conv2d, TransformerBlock, a user's model): its description and
+//   one row per named parameter (name, node, shape, elements), with each
+//   parameter's extremes and mean when given the Parameters that hold them.
 //
 // Every card is one <div class="topos-card ...">, well-formed, styled by the
 // report's style sheet (show::style_sheet()).
@@ -23,13 +30,19 @@
 #include <topos/core/tensor.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/model/function.hpp>
+#include <topos/model/module.hpp>
+#include <topos/model/named.hpp>
 #include <topos/plan/plan.hpp>
 #include <topos/run/entry.hpp>
 #include <topos/run/parameters.hpp>
 #include <topos/run/run.hpp>
 #include <topos/show/html.hpp>
 
+#include <concepts>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 namespace topos::show {
 
@@ -65,9 +78,54 @@ Html card(const Field<T>& field);
 template <Element T>
 Html card(const Parameters<T>& parameters);
 
+// Parameters with a name column: `names` as a model's named_parameters()
+// gives them. Throws ShowError for a name whose node is not one of the slots.
+template <Element T>
+Html card(const Parameters<T>& parameters, const std::vector<NamedParameter>& names);
+
 // Adjoints: the target and each value's gradient node.
 template <Element T>
 Html card(const Adjoints<T>& adjoints);
+
+// A Function: its arguments, its model's parameter count, its compiled plans.
+template <Element T>
+Html card(const Function<T>& function);
+
+// What a module card is made of (see card(module) below).
+template <Element T>
+struct ModuleReading {
+    std::string description;                // describe()
+    std::vector<Value<T>> parameters;       // parameters()
+    std::vector<NamedParameter> names;      // named_parameters()
+    const Parameters<T>* values = nullptr;  // the payloads, when given
+};
+
+// The card of a module read so. Throws ShowError for a name whose node is not
+// one of the module's parameters.
+template <Element T>
+Html module_card(const ModuleReading<T>& module);
+
+// Any module with named parameters: Linear, Mlp, Conv2d, a user's model.
+template <class M>
+concept CardModule = NamedModule<M> && requires(const M& module) {
+    { module.describe() } -> std::convertible_to<std::string>;
+    module.parameters();
+};
+
+// A module: its description and a row per named parameter.
+template <CardModule M>
+Html card(const M& module) {
+    using T = typename topos::detail::ParameterElement<
+        std::remove_cvref_t<decltype(module.parameters())>>::type;
+    return module_card<T>({module.describe(), module.parameters(), module.named_parameters()});
+}
+
+// The same, each parameter's extremes and mean read from `values`.
+template <CardModule M, Element T>
+Html card(const M& module, const Parameters<T>& values) {
+    return module_card<T>(
+        {module.describe(), module.parameters(), module.named_parameters(), &values});
+}
 
 // The CSS the cards, plots, pictures and StableHLO blocks use; a report
 // includes it once.
@@ -82,6 +140,9 @@ extern template Html card(const Run<float>&);
 extern template Html card(const Field<float>&);
 extern template Html card(const Parameters<float>&);
 extern template Html card(const Adjoints<float>&);
+extern template Html card(const Parameters<float>&, const std::vector<NamedParameter>&);
+extern template Html card(const Function<float>&);
+extern template Html module_card(const ModuleReading<float>&);
 extern template Html card(const Tensor<double>&);
 extern template Html card(const Tape<double>&);
 extern template Html card(const Network<double>&);
@@ -91,5 +152,8 @@ extern template Html card(const Run<double>&);
 extern template Html card(const Field<double>&);
 extern template Html card(const Parameters<double>&);
 extern template Html card(const Adjoints<double>&);
+extern template Html card(const Parameters<double>&, const std::vector<NamedParameter>&);
+extern template Html card(const Function<double>&);
+extern template Html module_card(const ModuleReading<double>&);
 
 }  // namespace topos::show
