@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Compares the length of each program in examples/ that has a LibTorch twin in
-docs/twins/ with its twin's: lines that are neither blank nor only a comment
-(the opening comment included, so only code counts). Prints a Markdown table;
-with --check F, fails unless F holds that table and every program is at most a
-quarter longer than its twin.
+"""Compares the length of each program in examples/ (or a folder below it, such
+as examples/gallery/) that has a LibTorch twin in docs/twins/ with its twin's:
+lines that are neither blank nor only a comment (the opening comment included,
+so only code counts). Prints a Markdown table; with --check F, fails unless F
+holds that table and every program is at most a quarter longer than its twin.
 
 usage: tools/twin-lengths.py ROOT            print the table
        tools/twin-lengths.py ROOT --check F  check the table in F and the ratios
@@ -11,7 +11,10 @@ usage: tools/twin-lengths.py ROOT            print the table
 import pathlib
 import sys
 
-PROGRAMS = ["logistic_regression", "cnn_checkpoint", "hessian_vector_product"]
+# Each program's path below examples/, without ".cpp"; its twin is
+# docs/twins/<its file name>.
+PROGRAMS = ["logistic_regression", "cnn_checkpoint", "hessian_vector_product",
+            "gallery/breast_cancer"]
 LIMIT = 1.25
 
 
@@ -33,18 +36,20 @@ def code_lines(path):
 
 def rows(root):
     out = []
-    for name in PROGRAMS:
-        topos = code_lines(root / "examples" / f"{name}.cpp")
+    for program in PROGRAMS:
+        name = pathlib.PurePosixPath(program).name
+        topos = code_lines(root / "examples" / f"{program}.cpp")
         torch = code_lines(root / "docs" / "twins" / f"{name}.cpp")
-        out.append((name, topos, torch, topos / torch))
+        out.append((program, topos, torch, topos / torch))
     return out
 
 
 def table(root):
     lines = ["| program | topos lines | LibTorch lines | topos / LibTorch |",
              "| --- | ---: | ---: | ---: |"]
-    for name, topos, torch, ratio in rows(root):
-        lines.append(f"| [`{name}`](../../examples/{name}.cpp) "
+    for program, topos, torch, ratio in rows(root):
+        name = pathlib.PurePosixPath(program).name
+        lines.append(f"| [`{name}`](../../examples/{program}.cpp) "
                      f"([twin](../twins/{name}.cpp)) | {topos} | {torch} | {ratio:.2f} |")
     return "\n".join(lines) + "\n"
 
@@ -64,9 +69,9 @@ def main():
         print(f"{sys.argv[3]} does not hold the table of program lengths; regenerate it with "
               f"tools/twin-lengths.py . and paste it:\n{text}", file=sys.stderr)
         status = 1
-    for name, topos, torch, ratio in rows(root):
+    for program, topos, torch, ratio in rows(root):
         if ratio > LIMIT:
-            print(f"examples/{name}.cpp has {topos} lines of code, {ratio:.2f} times the "
+            print(f"examples/{program}.cpp has {topos} lines of code, {ratio:.2f} times the "
                   f"{torch} of its LibTorch twin (at most {LIMIT})", file=sys.stderr)
             status = 1
     if status == 0:
