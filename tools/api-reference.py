@@ -43,9 +43,10 @@ GROUPS = [
     ("Values, losses and compositions", [
         "graph/value.hpp", "graph/losses.hpp", "graph/compositions.hpp"]),
     ("Tapes, networks, runs, entries and plans", [
-        "graph/tape.hpp", "graph/network.hpp", "run/run.hpp", "run/parameters.hpp",
+        "graph/tape.hpp", "graph/network.hpp", "graph/scope.hpp", "run/run.hpp",
+        "run/parameters.hpp",
         "run/entry.hpp", "plan/plan.hpp", "autodiff/adjoints.hpp", "autodiff/grad.hpp"]),
-    ("Tensors and shapes", ["core/tensor.hpp", "core/shape.hpp"]),
+    ("Tensors, shapes and bf16", ["core/tensor.hpp", "core/shape.hpp", "core/bf16.hpp"]),
     ("Modules", [
         "model/module.hpp", "model/named.hpp", "model/linear.hpp", "model/mlp.hpp",
         "model/conv2d.hpp", "model/max_pool.hpp", "model/batch_norm.hpp",

@@ -1,10 +1,11 @@
 // The oracle probe: records graphs that together use every opcode, in float and
 // double, on inputs from a small integer generator, runs forward and backward
 // through the public API, and prints the bits of every node's value and adjoint,
-// one element per line. tools/check builds it with several compilers and flags
-// and requires byte-identical output: "Exactness" in docs/architecture.md. Every
-// elementwise unary row of the op table is exercised by a walk over the table,
-// so a new one is covered without an edit here.
+// one element per line; then bf16's conversions, text and eager tensor
+// arithmetic and statistics, one bf16 per line. tools/check builds it with several compilers and
+// flags and requires byte-identical output: "Exactness" in docs/architecture.md. Every elementwise
+// unary row of the op table is exercised by a walk over the table, so a new one is covered without
+// an edit here.
 #include "core/bit_cast.hpp"
 #include "ops/op_info.hpp"
 #include <topos/topos.hpp>
@@ -539,6 +540,51 @@ void probe(Printer& printer) {
     fused_plans<T>(printer, generator);
 }
 
+void print_bf16(const char* what, const Tensor<topos::bf16>& tensor) {
+    const auto data = tensor.data();
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        std::printf("bf16.%s[%zu] %04x\n", what, i, static_cast<unsigned>(data[i].bits()));
+    }
+}
+
+// Floats and doubles at bf16's rounding boundaries (ties, just past them,
+// overflow, subnormals, NaN), converted; their text; and a table's
+// arithmetic and statistics, each computed in float and rounded once.
+void bf16_tensors(Generator& generator) {
+    std::vector<double> doubles;
+    for (int i = 0; i < 64; ++i) {
+        const double mantissa = static_cast<double>(generator.between(1 << 20, 1 << 21));
+        const int exponent = static_cast<int>(generator.between(-150, 130));
+        doubles.push_back(std::ldexp(mantissa, exponent - 20));
+        doubles.push_back(-std::ldexp(1.0 + std::ldexp(1.0, -8), exponent));  // a tie
+        doubles.push_back(std::ldexp(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40), exponent));
+    }
+    doubles.push_back(std::numeric_limits<double>::infinity());
+    doubles.push_back(std::numeric_limits<double>::quiet_NaN());
+    const Tensor<double> wide(Shape{doubles.size()}, doubles);
+    print_bf16("from_double", wide.convert<topos::bf16>());
+    print_bf16("from_float", wide.convert<float>().convert<topos::bf16>());
+    const Tensor<topos::bf16> converted = wide.convert<topos::bf16>();
+    for (std::size_t i = 0; i < converted.elements(); ++i) {
+        std::printf("bf16.text[%zu] %s\n", i, topos::to_string(converted.data()[i]).c_str());
+    }
+    const auto table = uniform_tensor<float>(generator, Shape{6, 5}, 3).convert<topos::bf16>();
+    const auto row = uniform_tensor<float>(generator, Shape{5}, 2).convert<topos::bf16>();
+    print_bf16("add", table + row);
+    print_bf16("sub", table - row);
+    print_bf16("mul", table * row);
+    print_bf16("div", table / row);
+    print_bf16("less", table.less(row));
+    print_bf16("sum", Tensor<topos::bf16>(table.sum()));
+    print_bf16("sum0", table.sum(0));
+    print_bf16("mean1", table.mean(1, true));
+    print_bf16("var0", table.var(0));
+    print_bf16("std01", table.std({0, 1}));
+    print_bf16("max1", table.max(1));
+    print_bf16("argmax1", table.argmax(1));
+    print_bf16("standardised", (table - table.mean(0, true)) / table.std(0, true));
+}
+
 }  // namespace
 
 int main() {
@@ -546,6 +592,8 @@ int main() {
         Printer printer;
         probe<float>(printer);
         probe<double>(printer);
+        Generator generator(2);
+        bf16_tensors(generator);
         return printer.all_seen() ? 0 : 1;
     } catch (const std::exception& error) {
         std::fprintf(stderr, "oracle probe: %s\n", error.what());

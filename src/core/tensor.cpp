@@ -1,8 +1,9 @@
 // Tensor<T>'s core: storage allocation (one shared buffer; the default tensor
-// shares a single zero), construction from values, scalar access, cast and
+// shares a single zero), construction from values, scalar access, convert and
 // bit_equal, numpy's broadcasting rule and the arithmetic operators that use
-// it, and the nested-bracket text of operator<<, each element in its shortest
-// round-trip decimal.
+// it (bf16's computing in float, each result rounded once), and the
+// nested-bracket text of operator<<, each element in its shortest round-trip
+// decimal.
 #include "core/bit_cast.hpp"
 #include "core/broadcast_shape.hpp"
 #include "core/float_text.hpp"
@@ -14,6 +15,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -79,7 +81,7 @@ std::array<std::size_t, Shape::max_rank> broadcast_steps(const Shape& operand,
 
 }  // namespace detail
 
-template <Element T>
+template <TensorElement T>
 std::shared_ptr<T[]> Tensor<T>::allocate(std::size_t count) {
 #if defined(__cpp_lib_smart_ptr_for_overwrite)
     return std::make_shared_for_overwrite<T[]>(count == 0 ? 1 : count);
@@ -90,7 +92,7 @@ std::shared_ptr<T[]> Tensor<T>::allocate(std::size_t count) {
 #endif
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T>::Tensor() {
     static const std::shared_ptr<T[]> zero = [] {
         auto buffer = allocate(1);
@@ -100,12 +102,12 @@ Tensor<T>::Tensor() {
     storage_ = zero;
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T>::Tensor(T scalar) : storage_(allocate(1)) {
     storage_[0] = scalar;
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T>::Tensor(Shape shape, std::span<const T> values) : shape_(std::move(shape)) {
     if (values.size() != shape_.elements()) {
         detail::throw_element_count_mismatch(shape_, values.size());
@@ -114,13 +116,13 @@ Tensor<T>::Tensor(Shape shape, std::span<const T> values) : shape_(std::move(sha
     std::copy(values.begin(), values.end(), storage_.get());
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::filled(Shape shape, T value) {
     return generate(std::move(shape),
                     [value](std::span<T> out) { std::fill(out.begin(), out.end(), value); });
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::scalar() const {
     if (shape_.elements() != 1) {
         throw ShapeError("scalar() needs a one-element tensor, but this one has shape " +
@@ -129,35 +131,43 @@ T Tensor<T>::scalar() const {
     return storage_[0];
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::item() const {
     return scalar();
 }
 
-template <Element T>
+template <TensorElement T>
 std::vector<T> Tensor<T>::to_vector() const {
     return {data().begin(), data().end()};
 }
 
-template <Element T>
-template <Element U>
-Tensor<U> Tensor<T>::cast() const {
+template <TensorElement T>
+template <TensorElement U>
+Tensor<U> Tensor<T>::convert() const {
     if constexpr (std::same_as<T, U>) {
         return *this;
     } else {
         return Tensor<U>::generate(shape_, [x = data()](std::span<U> out) {
-            std::transform(
-                x.begin(), x.end(), out.begin(), [](T value) { return static_cast<U>(value); });
+            std::transform(x.begin(), x.end(), out.begin(), [](T value) {
+                if constexpr (std::same_as<U, bf16>) {
+                    return U(value);  // rounded once, from float or double alike
+                } else {
+                    return static_cast<U>(value);
+                }
+            });
         });
     }
 }
 
-template <Element T>
+template <TensorElement T>
 bool Tensor<T>::bit_equal(const Tensor& other) const {
     if (!(shape_ == other.shape_)) {
         return false;
     }
-    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    using Bits =
+        std::conditional_t<sizeof(T) == 2,
+                           std::uint16_t,
+                           std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
     auto a = data();
     auto b = other.data();
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -168,7 +178,7 @@ bool Tensor<T>::bit_equal(const Tensor& other) const {
     return true;
 }
 
-template <Element T>
+template <TensorElement T>
 std::string Tensor<T>::str() const {
     std::ostringstream out;
     out << *this;
@@ -177,14 +187,29 @@ std::string Tensor<T>::str() const {
 
 namespace {
 
-template <Element T>
+template <TensorElement T>
 void write_element(std::ostream& out, T value) {
-    char buffer[64];
-    auto result = detail::to_chars(buffer, buffer + sizeof buffer, value);
-    out.write(buffer, result.ptr - buffer);
+    if constexpr (std::same_as<T, bf16>) {
+        out << to_string(value);
+    } else {
+        char buffer[64];
+        auto result = detail::to_chars(buffer, buffer + sizeof buffer, value);
+        out.write(buffer, result.ptr - buffer);
+    }
 }
 
-template <Element T>
+// One arithmetic operation on two elements: in T, or, for bf16, on the
+// elements widened to float, the result rounded once.
+template <TensorElement T, class Operation>
+T computed(T x, T y, Operation operation) {
+    if constexpr (std::same_as<T, bf16>) {
+        return bf16(operation(static_cast<float>(x), static_cast<float>(y)));
+    } else {
+        return operation(x, y);
+    }
+}
+
+template <TensorElement T>
 void write_nested(std::ostream& out,
                   const Tensor<T>& tensor,
                   std::size_t axis,
@@ -207,27 +232,31 @@ void write_nested(std::ostream& out,
 
 }  // namespace
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator+(const Tensor<T>& a, const Tensor<T>& b) {
-    return detail::broadcast_elementwise(a, b, "addition", [](T x, T y) { return x + y; });
+    return detail::broadcast_elementwise(
+        a, b, "addition", [](T x, T y) { return computed(x, y, std::plus<>()); });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator-(const Tensor<T>& a, const Tensor<T>& b) {
-    return detail::broadcast_elementwise(a, b, "subtraction", [](T x, T y) { return x - y; });
+    return detail::broadcast_elementwise(
+        a, b, "subtraction", [](T x, T y) { return computed(x, y, std::minus<>()); });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator*(const Tensor<T>& a, const Tensor<T>& b) {
-    return detail::broadcast_elementwise(a, b, "multiplication", [](T x, T y) { return x * y; });
+    return detail::broadcast_elementwise(
+        a, b, "multiplication", [](T x, T y) { return computed(x, y, std::multiplies<>()); });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator/(const Tensor<T>& a, const Tensor<T>& b) {
-    return detail::broadcast_elementwise(a, b, "division", [](T x, T y) { return x / y; });
+    return detail::broadcast_elementwise(
+        a, b, "division", [](T x, T y) { return computed(x, y, std::divides<>()); });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator-(const Tensor<T>& a) {
     auto x = a.data();
     return Tensor<T>::generate(a.shape(), [&](std::span<T> out) {
@@ -237,13 +266,13 @@ Tensor<T> operator-(const Tensor<T>& a) {
     });
 }
 
-template <Element T>
+template <TensorElement T>
 bool operator==(const Tensor<T>& a, const Tensor<T>& b) {
     return a.shape() == b.shape() &&
            std::equal(a.data().begin(), a.data().end(), b.data().begin(), b.data().end());
 }
 
-template <Element T>
+template <TensorElement T>
 std::ostream& operator<<(std::ostream& out, const Tensor<T>& tensor) {
     write_nested(out, tensor, 0, 0);
     return out;
@@ -251,10 +280,17 @@ std::ostream& operator<<(std::ostream& out, const Tensor<T>& tensor) {
 
 template class Tensor<float>;
 template class Tensor<double>;
-template Tensor<float> Tensor<float>::cast<float>() const;
-template Tensor<double> Tensor<float>::cast<double>() const;
-template Tensor<float> Tensor<double>::cast<float>() const;
-template Tensor<double> Tensor<double>::cast<double>() const;
+template class Tensor<bf16>;
+
+#define TOPOS_INSTANTIATE_TENSOR_CONVERT(T)                     \
+    template Tensor<float> Tensor<T>::convert<float>() const;   \
+    template Tensor<double> Tensor<T>::convert<double>() const; \
+    template Tensor<bf16> Tensor<T>::convert<bf16>() const;
+
+TOPOS_INSTANTIATE_TENSOR_CONVERT(float)
+TOPOS_INSTANTIATE_TENSOR_CONVERT(double)
+TOPOS_INSTANTIATE_TENSOR_CONVERT(bf16)
+#undef TOPOS_INSTANTIATE_TENSOR_CONVERT
 
 #define TOPOS_INSTANTIATE_TENSOR_OPERATORS(T)                         \
     template Tensor<T> operator+(const Tensor<T>&, const Tensor<T>&); \
@@ -267,6 +303,7 @@ template Tensor<double> Tensor<double>::cast<double>() const;
 
 TOPOS_INSTANTIATE_TENSOR_OPERATORS(float)
 TOPOS_INSTANTIATE_TENSOR_OPERATORS(double)
+TOPOS_INSTANTIATE_TENSOR_OPERATORS(bf16)
 #undef TOPOS_INSTANTIATE_TENSOR_OPERATORS
 
 }  // namespace topos

@@ -14,19 +14,19 @@
 namespace topos::detail {
 
 struct TensorAccess {
-    template <Element T>
+    template <TensorElement T>
     static std::shared_ptr<T[]> allocate(std::size_t count) {
         return Tensor<T>::allocate(count);
     }
 
-    template <Element T>
+    template <TensorElement T>
     static Tensor<T> adopt(Shape shape, std::shared_ptr<T[]> buffer) {
         return Tensor<T>(std::move(shape), std::move(buffer));
     }
 
     // The buffer of `tensor` when no other tensor shares it (so it may be
     // overwritten once `tensor` is given up), else null.
-    template <Element T>
+    template <TensorElement T>
     static std::shared_ptr<T[]> unshared_buffer(const Tensor<T>& tensor) {
         return tensor.storage_.use_count() == 1 ? tensor.storage_ : nullptr;
     }
@@ -34,7 +34,7 @@ struct TensorAccess {
     // The elements of `tensor` to overwrite: its own buffer when no other
     // tensor shares it, else (first) a fresh copy that it then holds alone, so
     // no other tensor's value changes.
-    template <Element T>
+    template <TensorElement T>
     static std::span<T> writable(Tensor<T>& tensor) {
         const std::size_t count = tensor.shape_.elements();
         if (tensor.storage_.use_count() != 1) {

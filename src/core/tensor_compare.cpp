@@ -8,7 +8,7 @@
 namespace topos {
 namespace {
 
-template <Element T, class Holds>
+template <TensorElement T, class Holds>
 Tensor<T> compare(const Tensor<T>& a, const Tensor<T>& b, const char* name, Holds holds) {
     return detail::broadcast_elementwise(
         a, b, name, [holds](T x, T y) { return holds(x, y) ? T{1} : T{0}; });
@@ -16,32 +16,32 @@ Tensor<T> compare(const Tensor<T>& a, const Tensor<T>& b, const char* name, Hold
 
 }  // namespace
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::equal(const Tensor& other) const {
     return compare(*this, other, "comparison equal", [](T x, T y) { return x == y; });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::not_equal(const Tensor& other) const {
     return compare(*this, other, "comparison not_equal", [](T x, T y) { return x != y; });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::less(const Tensor& other) const {
     return compare(*this, other, "comparison less", [](T x, T y) { return x < y; });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::less_equal(const Tensor& other) const {
     return compare(*this, other, "comparison less_equal", [](T x, T y) { return x <= y; });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::greater(const Tensor& other) const {
     return compare(*this, other, "comparison greater", [](T x, T y) { return x > y; });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::greater_equal(const Tensor& other) const {
     return compare(*this, other, "comparison greater_equal", [](T x, T y) { return x >= y; });
 }
@@ -55,6 +55,7 @@ Tensor<T> Tensor<T>::greater_equal(const Tensor& other) const {
     template Tensor<T> Tensor<T>::greater_equal(const Tensor<T>&) const;
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

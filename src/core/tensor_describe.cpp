@@ -21,14 +21,18 @@ constexpr std::size_t ellipsis = std::numeric_limits<std::size_t>::max();
 
 // The shortest round-trip decimal, as << writes it, except that every NaN is
 // "nan": the sign of a NaN means nothing to a reader.
-template <Element T>
+template <TensorElement T>
 std::string decimal(T value) {
-    if (std::isnan(value)) {
-        return "nan";
+    if constexpr (std::same_as<T, bf16>) {
+        return decimal(static_cast<float>(value)) == "nan" ? "nan" : to_string(value);
+    } else {
+        if (std::isnan(value)) {
+            return "nan";
+        }
+        char buffer[64];
+        const auto result = detail::to_chars(buffer, buffer + sizeof buffer, value);
+        return {buffer, result.ptr};
     }
-    char buffer[64];
-    const auto result = detail::to_chars(buffer, buffer + sizeof buffer, value);
-    return {buffer, result.ptr};
 }
 
 std::vector<std::size_t> shown_of_axis(std::size_t extent, bool elide, std::size_t edge) {
@@ -52,7 +56,7 @@ std::vector<std::size_t> shown_of_axis(std::size_t extent, bool elide, std::size
 // The nested rows of a tensor of rank >= 1 with at least one element. Column k
 // of the last axis has one width over the whole printout, so that columns line
 // up across every row and every block.
-template <Element T>
+template <TensorElement T>
 class Layout {
 public:
     Layout(const Tensor<T>& tensor, const DescribeOptions& options)
@@ -133,7 +137,7 @@ private:
     std::vector<std::size_t> widths_;
 };
 
-template <Element T>
+template <TensorElement T>
 std::string body(const Tensor<T>& tensor, const DescribeOptions& options) {
     if (tensor.elements() == 0) {
         return "[]";
@@ -146,13 +150,16 @@ std::string body(const Tensor<T>& tensor, const DescribeOptions& options) {
 
 }  // namespace
 
-template <Element T>
+template <TensorElement T>
 std::string Tensor<T>::describe(const DescribeOptions& options) const {
-    const char* type = std::same_as<T, float> ? "Tensor<float> " : "Tensor<double> ";
+    const char* type = std::same_as<T, float>    ? "Tensor<float> "
+                       : std::same_as<T, double> ? "Tensor<double> "
+                                                 : "Tensor<bf16> ";
     return type + shape_.str() + "\n" + body(*this, options);
 }
 
 template std::string Tensor<float>::describe(const DescribeOptions&) const;
 template std::string Tensor<double>::describe(const DescribeOptions&) const;
+template std::string Tensor<bf16>::describe(const DescribeOptions&) const;
 
 }  // namespace topos

@@ -24,7 +24,7 @@ Shape tensor_broadcast_shape(const Shape& a, const Shape& b, const char* operati
 // row-major stride, or 0 where the operand has extent 1 or lacks the axis.
 std::array<std::size_t, Shape::max_rank> broadcast_steps(const Shape& operand, const Shape& result);
 
-template <Element T, class Op>
+template <TensorElement T, class Op>
 Tensor<T> broadcast_elementwise(const Tensor<T>& a, const Tensor<T>& b, const char* name, Op op) {
     const T* x = a.data().data();
     const T* y = b.data().data();

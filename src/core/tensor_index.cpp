@@ -57,7 +57,7 @@ AxisBlocks blocks_along(const Shape& shape, std::size_t axis) {
 namespace {
 
 // Positions start, start + step, ... (count of them) of one axis, copied.
-template <Element T>
+template <TensorElement T>
 Tensor<T> take(const Tensor<T>& tensor,
                std::size_t axis,
                std::size_t start,
@@ -78,7 +78,7 @@ Tensor<T> take(const Tensor<T>& tensor,
 
 }  // namespace
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::at(std::span<const std::size_t> indices) const {
     if (indices.size() != shape_.rank()) {
         detail::throw_index_count_mismatch(shape_, indices.size());
@@ -94,7 +94,7 @@ T Tensor<T>::at(std::span<const std::size_t> indices) const {
     return storage_[offset];
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::narrow(std::size_t axis, std::size_t start, std::size_t length) const {
     detail::require_tensor_axis("narrow", axis, shape_);
     const std::size_t extent = shape_[axis];
@@ -107,7 +107,7 @@ Tensor<T> Tensor<T>::narrow(std::size_t axis, std::size_t start, std::size_t len
     return take(*this, axis, start, length, 1);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::slice(std::size_t axis,
                            std::size_t start,
                            std::size_t stop,
@@ -128,7 +128,7 @@ Tensor<T> Tensor<T>::slice(std::size_t axis,
     return take(*this, axis, start, count, step);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::select(std::size_t axis, std::size_t index) const {
     detail::require_tensor_axis("select", axis, shape_);
     if (index >= shape_[axis]) {
@@ -137,7 +137,7 @@ Tensor<T> Tensor<T>::select(std::size_t axis, std::size_t index) const {
     return take(*this, axis, index, 1, 1).reshape(shape_.without_axis(axis));
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::reshape(Shape shape) const {
     if (shape.elements() != elements()) {
         throw ShapeError("reshape of a " + shape_.str() + " tensor (" + std::to_string(elements()) +
@@ -147,7 +147,7 @@ Tensor<T> Tensor<T>::reshape(Shape shape) const {
     return Tensor(std::move(shape), storage_);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::flatten() const {
     return reshape(Shape{elements()});
 }
@@ -161,6 +161,7 @@ Tensor<T> Tensor<T>::flatten() const {
     template Tensor<T> Tensor<T>::flatten() const;
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

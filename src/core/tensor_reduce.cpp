@@ -24,7 +24,7 @@ namespace {
 // The documented order (src/kernels/striped_sum.hpp, which this layer may not
 // include): term a goes to partial a mod 16, each partial adds in ascending
 // order from -0, then the partials fold in halves.
-template <Element T, class Term>
+template <TensorElement T, class Term>
 T striped_sum(std::size_t count, Term term) {
     constexpr std::size_t lanes = 16;
     std::array<T, lanes> partials{};
@@ -42,7 +42,7 @@ T striped_sum(std::size_t count, Term term) {
 
 // Calls reduce(term, count) for each output of a reduction along `axis`, in
 // row-major order of the result, and stores what it returns.
-template <Element T, class Reduce>
+template <TensorElement T, class Reduce>
 Tensor<T> along(const Tensor<T>& tensor, std::size_t axis, Reduce reduce) {
     const detail::AxisBlocks split = detail::blocks_along(tensor.shape(), axis);
     const T* x = tensor.data().data();
@@ -71,8 +71,24 @@ std::size_t first_extreme(std::size_t count, Term term, Beats beats) {
     return best;
 }
 
+template <TensorElement T>
+std::string type_name() {
+    if constexpr (std::same_as<T, bf16>) {
+        return "bf16";
+    } else {
+        return std::same_as<T, float> ? "float" : "double";
+    }
+}
+
+// bf16 reduces as float does, on its elements widened (exactly), and rounds
+// each result once.
+template <class Compute>
+Tensor<bf16> in_float(const Tensor<bf16>& tensor, Compute compute) {
+    return compute(tensor.template convert<float>()).template convert<bf16>();
+}
+
 // Positions are returned as T, so the last one must be exactly representable.
-template <Element T>
+template <TensorElement T>
 void require_positions(const char* method, std::size_t count, const std::string& over) {
     constexpr std::uint64_t exact = std::uint64_t{1} << std::numeric_limits<T>::digits;
     if (count == 0) {
@@ -82,7 +98,8 @@ void require_positions(const char* method, std::size_t count, const std::string&
     if (count - 1 > exact) {
         throw ShapeError(std::string(method) + " over " + over + ": the index " +
                          std::to_string(count - 1) + " is not exactly representable in " +
-                         (std::same_as<T, float> ? "float" : "double") + "; cast to double first");
+                         type_name<T>() + "; convert to " +
+                         (std::same_as<T, bf16> ? "float" : "double") + " first");
     }
 }
 
@@ -91,12 +108,12 @@ std::string axis_of(std::size_t axis, const Shape& shape) {
 }
 
 // A reduction along `axis` with its axis kept, extent 1, when `keepdim`.
-template <Element T>
+template <TensorElement T>
 Tensor<T> kept(const Tensor<T>& result, const Shape& shape, std::size_t axis, bool keepdim) {
     return keepdim ? result.reshape(shape.with_extent(axis, 1)) : result;
 }
 
-template <Element T, class Beats>
+template <TensorElement T, class Beats>
 Tensor<T> arg_along(
     const Tensor<T>& tensor, const char* method, std::size_t axis, bool keepdim, Beats beats) {
     detail::require_tensor_axis(method, axis, tensor.shape());
@@ -122,7 +139,7 @@ void require_extent(const char* method, std::size_t axis, const Shape& shape) {
 // The extreme along `axis` by the Max opcode's scan: from -infinity (for max;
 // +infinity for min), a term replaces the best so far when it beats it or is
 // a NaN, so the bits agree with a recorded Max. An empty axis has no extreme.
-template <Element T, class Beats>
+template <TensorElement T, class Beats>
 Tensor<T> extreme_along(
     const Tensor<T>& tensor, const char* method, std::size_t axis, T start, Beats beats) {
     detail::require_tensor_axis(method, axis, tensor.shape());
@@ -174,7 +191,7 @@ std::vector<std::size_t> reduction_axes(const char* method,
 
 // Reduces along each of `axes`, highest first, by one-axis `reduce` (which
 // removes its axis); `keepdim` puts them back with extent 1.
-template <Element T, class Reduce>
+template <TensorElement T, class Reduce>
 Tensor<T> over_axes(const Tensor<T>& tensor,
                     const char* method,
                     std::span<const std::size_t> axes,
@@ -200,14 +217,14 @@ std::size_t reduced_count(std::span<const std::size_t> axes, const Shape& shape)
 }
 
 // torch's divisor of the sum of squared deviations: max(0, n - correction).
-template <Element T>
+template <TensorElement T>
 T variance_divisor(std::size_t count, std::size_t correction) {
     return static_cast<T>(count > correction ? count - correction : 0);
 }
 
 // sum of (x - m)^2 / divisor, with m broadcast: the same operations a recorded
 // x - mean, Mul, Sum, Div performs.
-template <Element T, class SumSquares>
+template <TensorElement T, class SumSquares>
 Tensor<T> variance(const Tensor<T>& x,
                    const Tensor<T>& mean_kept,
                    std::size_t count,
@@ -217,7 +234,7 @@ Tensor<T> variance(const Tensor<T>& x,
     return sum_squares(deviation * deviation) / Tensor<T>(variance_divisor<T>(count, correction));
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> square_root(const Tensor<T>& x) {
     return Tensor<T>::generate(x.shape(), [v = x.data()](std::span<T> out) {
         for (std::size_t i = 0; i < out.size(); ++i) {
@@ -226,7 +243,7 @@ Tensor<T> square_root(const Tensor<T>& x) {
     });
 }
 
-template <Element T, class Beats>
+template <TensorElement T, class Beats>
 Tensor<T> arg_all(const Tensor<T>& tensor, const char* method, Beats beats) {
     require_positions<T>(
         method, tensor.elements(), "all elements of a " + tensor.shape().str() + " tensor");
@@ -235,7 +252,7 @@ Tensor<T> arg_all(const Tensor<T>& tensor, const char* method, Beats beats) {
         tensor.elements(), [x](std::size_t a) { return x[a]; }, beats)));
 }
 
-template <Element T, class Beats>
+template <TensorElement T, class Beats>
 T extreme(const Tensor<T>& tensor, const char* method, Beats beats) {
     if (tensor.elements() == 0) {
         throw ShapeError(std::string(method) + "() of a " + tensor.shape().str() +
@@ -251,194 +268,288 @@ constexpr auto beats_below = [](auto a, auto b) { return a < b; };
 
 }  // namespace
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::argmax(std::size_t axis, bool keepdim) const {
-    return arg_along(*this, "argmax", axis, keepdim, beats_above);
+    if constexpr (std::same_as<T, bf16>) {
+        detail::require_tensor_axis("argmax", axis, shape_);
+        require_positions<T>("argmax", shape_[axis], axis_of(axis, shape_));
+        return in_float(*this, [&](const Tensor<float>& x) { return x.argmax(axis, keepdim); });
+    } else {
+        return arg_along(*this, "argmax", axis, keepdim, beats_above);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::argmin(std::size_t axis, bool keepdim) const {
-    return arg_along(*this, "argmin", axis, keepdim, beats_below);
+    if constexpr (std::same_as<T, bf16>) {
+        detail::require_tensor_axis("argmin", axis, shape_);
+        require_positions<T>("argmin", shape_[axis], axis_of(axis, shape_));
+        return in_float(*this, [&](const Tensor<float>& x) { return x.argmin(axis, keepdim); });
+    } else {
+        return arg_along(*this, "argmin", axis, keepdim, beats_below);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::argmax() const {
-    return arg_all(*this, "argmax", beats_above);
+    if constexpr (std::same_as<T, bf16>) {
+        require_positions<T>("argmax", elements(), "all elements of a " + shape_.str() + " tensor");
+        return in_float(*this, [](const Tensor<float>& x) { return x.argmax(); });
+    } else {
+        return arg_all(*this, "argmax", beats_above);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::argmin() const {
-    return arg_all(*this, "argmin", beats_below);
+    if constexpr (std::same_as<T, bf16>) {
+        require_positions<T>("argmin", elements(), "all elements of a " + shape_.str() + " tensor");
+        return in_float(*this, [](const Tensor<float>& x) { return x.argmin(); });
+    } else {
+        return arg_all(*this, "argmin", beats_below);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::sum() const {
-    return striped_sum<T>(elements(), [x = data()](std::size_t a) { return x[a]; });
+    if constexpr (std::same_as<T, bf16>) {
+        return bf16(convert<float>().sum());
+    } else {
+        return striped_sum<T>(elements(), [x = data()](std::size_t a) { return x[a]; });
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::mean() const {
-    return sum() / static_cast<T>(elements());
+    if constexpr (std::same_as<T, bf16>) {
+        return bf16(convert<float>().mean());
+    } else {
+        return sum() / static_cast<T>(elements());
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::max() const {
-    return extreme(*this, "max", beats_above);
+    if constexpr (std::same_as<T, bf16>) {
+        return bf16(convert<float>().max());
+    } else {
+        return extreme(*this, "max", beats_above);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::min() const {
-    return extreme(*this, "min", beats_below);
+    if constexpr (std::same_as<T, bf16>) {
+        return bf16(convert<float>().min());
+    } else {
+        return extreme(*this, "min", beats_below);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::var() const {
-    return variance(*this,
-                    Tensor(mean()),
-                    elements(),
-                    1,
-                    [](const Tensor& squares) { return Tensor(squares.sum()); })
-        .item();
+    if constexpr (std::same_as<T, bf16>) {
+        return bf16(convert<float>().var());
+    } else {
+        return variance(*this,
+                        Tensor(mean()),
+                        elements(),
+                        1,
+                        [](const Tensor& squares) { return Tensor(squares.sum()); })
+            .item();
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 T Tensor<T>::std() const {
-    return std::sqrt(var());
+    if constexpr (std::same_as<T, bf16>) {
+        return bf16(convert<float>().std());
+    } else {
+        return std::sqrt(var());
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::sum(std::size_t axis, bool keepdim) const {
-    detail::require_tensor_axis("sum", axis, shape_);
-    return kept(
-        along(
-            *this, axis, [](auto term, std::size_t count) { return striped_sum<T>(count, term); }),
-        shape_,
-        axis,
-        keepdim);
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.sum(axis, keepdim); });
+    } else {
+        detail::require_tensor_axis("sum", axis, shape_);
+        return kept(along(*this,
+                          axis,
+                          [](auto term, std::size_t count) { return striped_sum<T>(count, term); }),
+                    shape_,
+                    axis,
+                    keepdim);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::sum(std::span<const std::size_t> axes, bool keepdim) const {
-    return over_axes(
-        *this, "sum", axes, keepdim, [](const Tensor& t, std::size_t axis) { return t.sum(axis); });
-}
-
-template <Element T>
-Tensor<T> Tensor<T>::mean(std::size_t axis, bool keepdim) const {
-    detail::require_tensor_axis("mean", axis, shape_);
-    return kept(along(*this,
-                      axis,
-                      [](auto term, std::size_t count) {
-                          return striped_sum<T>(count, term) / static_cast<T>(count);
-                      }),
-                shape_,
-                axis,
-                keepdim);
-}
-
-template <Element T>
-Tensor<T> Tensor<T>::mean(std::span<const std::size_t> axes, bool keepdim) const {
-    const Tensor total =
-        over_axes(*this, "mean", axes, keepdim, [](const Tensor& t, std::size_t axis) {
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.sum(axes, keepdim); });
+    } else {
+        return over_axes(*this, "sum", axes, keepdim, [](const Tensor& t, std::size_t axis) {
             return t.sum(axis);
         });
-    return total / Tensor(static_cast<T>(reduced_count(axes, shape_)));
+    }
 }
 
-template <Element T>
+template <TensorElement T>
+Tensor<T> Tensor<T>::mean(std::size_t axis, bool keepdim) const {
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.mean(axis, keepdim); });
+    } else {
+        detail::require_tensor_axis("mean", axis, shape_);
+        return kept(along(*this,
+                          axis,
+                          [](auto term, std::size_t count) {
+                              return striped_sum<T>(count, term) / static_cast<T>(count);
+                          }),
+                    shape_,
+                    axis,
+                    keepdim);
+    }
+}
+
+template <TensorElement T>
+Tensor<T> Tensor<T>::mean(std::span<const std::size_t> axes, bool keepdim) const {
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.mean(axes, keepdim); });
+    } else {
+        const Tensor total =
+            over_axes(*this, "mean", axes, keepdim, [](const Tensor& t, std::size_t axis) {
+                return t.sum(axis);
+            });
+        return total / Tensor(static_cast<T>(reduced_count(axes, shape_)));
+    }
+}
+
+template <TensorElement T>
 Tensor<T> Tensor<T>::var(std::size_t axis, bool keepdim, std::size_t correction) const {
     const std::size_t one[] = {axis};
     return var(std::span<const std::size_t>(one), keepdim, correction);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::var(std::span<const std::size_t> axes,
                          bool keepdim,
                          std::size_t correction) const {
-    reduction_axes("var", axes, shape_);
-    return variance(*this,
-                    mean(axes, true),
-                    reduced_count(axes, shape_),
-                    correction,
-                    [axes, keepdim](const Tensor& squares) { return squares.sum(axes, keepdim); });
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this,
+                        [&](const Tensor<float>& x) { return x.var(axes, keepdim, correction); });
+    } else {
+        reduction_axes("var", axes, shape_);
+        return variance(
+            *this,
+            mean(axes, true),
+            reduced_count(axes, shape_),
+            correction,
+            [axes, keepdim](const Tensor& squares) { return squares.sum(axes, keepdim); });
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::std(std::size_t axis, bool keepdim, std::size_t correction) const {
     const std::size_t one[] = {axis};
     return std(std::span<const std::size_t>(one), keepdim, correction);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::std(std::span<const std::size_t> axes,
                          bool keepdim,
                          std::size_t correction) const {
-    reduction_axes("std", axes, shape_);
-    return square_root(var(axes, keepdim, correction));
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this,
+                        [&](const Tensor<float>& x) { return x.std(axes, keepdim, correction); });
+    } else {
+        reduction_axes("std", axes, shape_);
+        return square_root(var(axes, keepdim, correction));
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::max(std::size_t axis, bool keepdim) const {
-    return kept(extreme_along(*this, "max", axis, -std::numeric_limits<T>::infinity(), beats_above),
-                shape_,
-                axis,
-                keepdim);
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.max(axis, keepdim); });
+    } else {
+        return kept(
+            extreme_along(*this, "max", axis, -std::numeric_limits<T>::infinity(), beats_above),
+            shape_,
+            axis,
+            keepdim);
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::max(std::span<const std::size_t> axes, bool keepdim) const {
-    for (std::size_t axis : reduction_axes("max", axes, shape_)) {
-        require_extent("max", axis, shape_);
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.max(axes, keepdim); });
+    } else {
+        for (std::size_t axis : reduction_axes("max", axes, shape_)) {
+            require_extent("max", axis, shape_);
+        }
+        return over_axes(*this, "max", axes, keepdim, [](const Tensor& t, std::size_t axis) {
+            return t.max(axis);
+        });
     }
-    return over_axes(
-        *this, "max", axes, keepdim, [](const Tensor& t, std::size_t axis) { return t.max(axis); });
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::min(std::size_t axis, bool keepdim) const {
-    return kept(extreme_along(*this, "min", axis, std::numeric_limits<T>::infinity(), beats_below),
-                shape_,
-                axis,
-                keepdim);
-}
-
-template <Element T>
-Tensor<T> Tensor<T>::min(std::span<const std::size_t> axes, bool keepdim) const {
-    for (std::size_t axis : reduction_axes("min", axes, shape_)) {
-        require_extent("min", axis, shape_);
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.min(axis, keepdim); });
+    } else {
+        return kept(
+            extreme_along(*this, "min", axis, std::numeric_limits<T>::infinity(), beats_below),
+            shape_,
+            axis,
+            keepdim);
     }
-    return over_axes(
-        *this, "min", axes, keepdim, [](const Tensor& t, std::size_t axis) { return t.min(axis); });
 }
 
-template <Element T>
+template <TensorElement T>
+Tensor<T> Tensor<T>::min(std::span<const std::size_t> axes, bool keepdim) const {
+    if constexpr (std::same_as<T, bf16>) {
+        return in_float(*this, [&](const Tensor<float>& x) { return x.min(axes, keepdim); });
+    } else {
+        for (std::size_t axis : reduction_axes("min", axes, shape_)) {
+            require_extent("min", axis, shape_);
+        }
+        return over_axes(*this, "min", axes, keepdim, [](const Tensor& t, std::size_t axis) {
+            return t.min(axis);
+        });
+    }
+}
+
+template <TensorElement T>
 Tensor<T> Tensor<T>::sum(std::initializer_list<std::size_t> axes, bool keepdim) const {
     return sum(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::mean(std::initializer_list<std::size_t> axes, bool keepdim) const {
     return mean(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::max(std::initializer_list<std::size_t> axes, bool keepdim) const {
     return max(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::min(std::initializer_list<std::size_t> axes, bool keepdim) const {
     return min(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::var(std::initializer_list<std::size_t> axes,
                          bool keepdim,
                          std::size_t correction) const {
     return var(std::span<const std::size_t>(axes.begin(), axes.size()), keepdim, correction);
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> Tensor<T>::std(std::initializer_list<std::size_t> axes,
                          bool keepdim,
                          std::size_t correction) const {
@@ -477,6 +588,7 @@ Tensor<T> Tensor<T>::std(std::initializer_list<std::size_t> axes,
     template Tensor<T> Tensor<T>::std(std::initializer_list<std::size_t>, bool, std::size_t) const;
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

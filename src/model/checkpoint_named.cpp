@@ -163,6 +163,20 @@ void check_names_cover(const Parameters<T>& parameters, const std::vector<NamedP
     }
 }
 
+// Why a load with `options` cannot read a tensor stored as `stored`, or "".
+template <Element T>
+std::string dtype_refusal(const std::string& stored, NamedLoadOptions options) {
+    const std::string problem = detail::dtype_problem<T>(stored);
+    if (problem.empty() || (options.convert && detail::convertible_dtype(stored))) {
+        return "";
+    }
+    if (detail::convertible_dtype(stored)) {
+        return "stored as " + stored + ", the model holds " + detail::dtype_name<T>() +
+               "; load with {.convert = true} to round each element to it";
+    }
+    return problem;
+}
+
 template <Element T>
 void check_entries(const SafetensorsHeader& header,
                    const Parameters<T>& like,
@@ -177,7 +191,7 @@ void check_entries(const SafetensorsHeader& header,
         if (found == header.tensors.end()) {
             mismatches.add(named.name + ": missing (the model has it with shape " + shape.str() +
                            " as stored)");
-        } else if (const std::string problem = detail::dtype_problem<T>(found->second.dtype);
+        } else if (const std::string problem = dtype_refusal<T>(found->second.dtype, options);
                    !problem.empty()) {
             mismatches.add(named.name + ": " + problem);
         } else if (!(found->second.shape == shape)) {
@@ -247,9 +261,11 @@ Parameters<T> load(const std::filesystem::path& path,
     }
     for (const NamedParameter& parameter : names) {
         const TensorEntry& entry = reader.header().tensors.at(parameter.name);
-        const Tensor<T> stored = detail::from_little_endian<T>(
-            std::span<const std::byte>(payload).subspan(entry.begin, entry.end - entry.begin),
-            entry.shape);
+        const auto bytes =
+            std::span<const std::byte>(payload).subspan(entry.begin, entry.end - entry.begin);
+        const Tensor<T> stored = entry.dtype == detail::dtype_name<T>()
+                                     ? detail::from_little_endian<T>(bytes, entry.shape)
+                                     : detail::converted_from<T>(bytes, entry.dtype, entry.shape);
         values[slot_of.at(parameter.symbol.index())] =
             parameter.transposed_in_pytorch ? transposed(stored) : stored;
     }

@@ -1,5 +1,6 @@
 // The tensors of a checkpoint, privately: elements to and from little-endian
-// bytes, the dtype names topos reads and writes, and the collection of
+// bytes, the dtype names topos reads and writes, the conversion of F16, BF16,
+// F32 and F64 elements a load by name may make, and the collection of
 // mismatches a load reports together. Shared by the checkpoints by node
 // (checkpoint.cpp) and by name (checkpoint_named.cpp).
 #pragma once
@@ -8,8 +9,10 @@
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <sstream>
 #include <string>
@@ -18,8 +21,10 @@
 
 namespace topos::detail {
 
-template <Element T>
-using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+template <TensorElement T>
+using Bits = std::conditional_t<sizeof(T) == 2,
+                                std::uint16_t,
+                                std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
 
 template <Element T>
 const char* dtype_name() {
@@ -39,7 +44,7 @@ std::vector<std::byte> little_endian_bytes(const Tensor<T>& tensor) {
     return bytes;
 }
 
-template <Element T>
+template <TensorElement T>
 Tensor<T> from_little_endian(std::span<const std::byte> bytes, const Shape& shape) {
     return Tensor<T>::generate(shape, [&](std::span<T> out) {
         for (std::size_t e = 0; e < out.size(); ++e) {
@@ -67,6 +72,51 @@ std::string dtype_problem(const std::string& stored) {
            ", which topos does not load: it loads F32 into a Network<float> and F64 into a "
            "Network<double> (convert the file's tensors to F32 or F64, e.g. with torch's "
            ".float() or .double() before saving it)";
+}
+
+// The floating-point dtypes a load by name converts from.
+inline bool convertible_dtype(const std::string& stored) {
+    return stored == "F16" || stored == "BF16" || stored == "F32" || stored == "F64";
+}
+
+// An IEEE binary16 number, exactly, as a double.
+inline double half_value(std::uint16_t bits) {
+    const double sign = (bits & 0x8000U) != 0 ? -1.0 : 1.0;
+    const unsigned exponent = (bits >> 10U) & 0x1fU;
+    const unsigned fraction = bits & 0x3ffU;
+    if (exponent == 0x1fU) {
+        return fraction == 0 ? sign * std::numeric_limits<double>::infinity()
+                             : std::numeric_limits<double>::quiet_NaN();
+    }
+    if (exponent == 0) {
+        return sign * std::ldexp(static_cast<double>(fraction), -24);
+    }
+    return sign *
+           std::ldexp(static_cast<double>(fraction | 0x400U), static_cast<int>(exponent) - 25);
+}
+
+// Elements stored as `stored` (F16, BF16, F32 or F64), each rounded once to T.
+template <Element T>
+Tensor<T> converted_from(std::span<const std::byte> bytes,
+                         const std::string& stored,
+                         const Shape& shape) {
+    if (stored == "F32") {
+        return from_little_endian<float>(bytes, shape).template convert<T>();
+    }
+    if (stored == "F64") {
+        return from_little_endian<double>(bytes, shape).template convert<T>();
+    }
+    if (stored == "BF16") {
+        return from_little_endian<bf16>(bytes, shape).template convert<T>();
+    }
+    return Tensor<T>::generate(shape, [&](std::span<T> out) {
+        for (std::size_t e = 0; e < out.size(); ++e) {
+            const auto bits =
+                static_cast<std::uint16_t>(static_cast<unsigned>(bytes[2 * e]) |
+                                           (static_cast<unsigned>(bytes[2 * e + 1]) << 8U));
+            out[e] = static_cast<T>(half_value(bits));
+        }
+    });
 }
 
 // Collects what does not match, to report the problems together (the first

@@ -1,5 +1,5 @@
 // Tensor<T> read by position: t(i, j), t.at({i, j}), narrow, slice, select,
-// reshape, flatten, item, to_vector and cast. Expected values come from
+// reshape, flatten, item, to_vector and convert. Expected values come from
 // row-major index arithmetic written out here, never from the methods tested.
 #include "support/error_message.hpp"
 #include <topos/core/error.hpp>
@@ -288,38 +288,38 @@ void expect_nearest_float(double wide, float narrowed) {
     EXPECT_LE(std::abs(narrowed - wide), std::abs(above - wide)) << wide;
 }
 
-TEST(TensorCast, RoundsEachDoubleToTheNearestFloat) {
+TEST(TensorConvert, RoundsEachDoubleToTheNearestFloat) {
     const std::vector<double> values{0.1, -2.0 / 3.0, 1e-40, 3.4028234e38, 123456789.123};
     const Tensor<double> t(Shape{5}, values);
-    const Tensor<float> f = t.cast<float>();
+    const Tensor<float> f = t.convert<float>();
     ASSERT_EQ(f.shape(), Shape{5});
     for (std::size_t k = 0; k < values.size(); ++k) {
         expect_nearest_float(values[k], f.data()[k]);
     }
     // Halfway between 1 and the next float: ties go to the even neighbour, 1.
-    EXPECT_EQ(Tensor<double>(1.0 + std::ldexp(1.0, -24)).cast<float>().item(), 1.0f);
+    EXPECT_EQ(Tensor<double>(1.0 + std::ldexp(1.0, -24)).convert<float>().item(), 1.0f);
 }
 
-TEST(TensorCast, KeepsInfinitiesNaNAndOverflowsToInfinity) {
+TEST(TensorConvert, KeepsInfinitiesNaNAndOverflowsToInfinity) {
     const double inf = std::numeric_limits<double>::infinity();
-    const Tensor<float> f = Tensor<double>({4}, {inf, -inf, std::nan(""), 1e300}).cast<float>();
+    const Tensor<float> f = Tensor<double>({4}, {inf, -inf, std::nan(""), 1e300}).convert<float>();
     EXPECT_EQ(f.data()[0], std::numeric_limits<float>::infinity());
     EXPECT_EQ(f.data()[1], -std::numeric_limits<float>::infinity());
     EXPECT_TRUE(std::isnan(f.data()[2]));
     EXPECT_EQ(f.data()[3], std::numeric_limits<float>::infinity());
 }
 
-TEST(TensorCast, WidensFloatsExactlyAndKeepsTheShape) {
+TEST(TensorConvert, WidensFloatsExactlyAndKeepsTheShape) {
     const Tensor<float> f({2, 0}, std::vector<float>{});
-    EXPECT_EQ(f.cast<double>().shape(), (Shape{2, 0}));
+    EXPECT_EQ(f.convert<double>().shape(), (Shape{2, 0}));
     const Tensor<float> g({3}, {0.1f, -0.0f, 16777217.0f});
-    const Tensor<double> wide = g.cast<double>();
+    const Tensor<double> wide = g.convert<double>();
     for (std::size_t k = 0; k < 3; ++k) {
         EXPECT_EQ(wide.data()[k], static_cast<double>(g.data()[k]));
         EXPECT_EQ(std::signbit(wide.data()[k]), std::signbit(g.data()[k]));
     }
-    EXPECT_EQ(wide.cast<float>(), g);
-    EXPECT_EQ(g.cast<float>().data().data(), g.data().data());  // the same type shares
+    EXPECT_EQ(wide.convert<float>(), g);
+    EXPECT_EQ(g.convert<float>().data().data(), g.data().data());  // the same type shares
 }
 
 }  // namespace

@@ -272,7 +272,7 @@ TEST(TensorReduce, ArgmaxRefusesPositionsAFloatCannotHoldExactly) {
     const Tensor<float> past = Tensor<float>::filled({exact + 2, 0}, 1);
     EXPECT_EQ(shape_error_of([&] { (void)past.argmax(0); }),
               "argmax over axis 0 of a [16777218, 0] tensor: the index 16777217 is not exactly "
-              "representable in float; cast to double first");
+              "representable in float; convert to double first");
     EXPECT_EQ(Tensor<double>::filled({exact + 2, 0}, 1).argmin(0).shape(), Shape{0});
 }
 

@@ -4,7 +4,9 @@
 // safetensors (tests/golden/checkpoints/torch_cnn.safetensors, written by
 // tools/torch-state-dict.py) loads into the same architecture and gives
 // PyTorch's logits. Where /usr/bin/python3 has torch, a fresh file is written
-// and checked too.
+// and checked too. Tensors stored as BF16, F16 or F64 load into a float model
+// when asked to convert, each element rounded once (the expected floats are
+// the stored bits' values, worked out by hand).
 #include "support/bit_equal.hpp"
 #include "support/scratch_folder.hpp"
 #include <topos/topos.hpp>
@@ -13,11 +15,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +31,7 @@ namespace topos {
 namespace {
 
 using test::ScratchFolder;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -174,6 +180,120 @@ TEST(NamedCheckpoint, RefusesAnUnnamedParameterOnSaveAndStrangersOnLoad) {
         checkpoint::load(torch_file, network, fc_only, {.strict = false});
     EXPECT_TRUE(test::bit_equal(partial.of(net.conv1.parameters()[0]),
                                 network.parameters().of(net.conv1.parameters()[0])));
+}
+
+// A safetensors file of `tensors` ({name, dtype, shape, little-endian bytes}),
+// written by hand as another library would write it.
+struct StoredTensor {
+    std::string name;
+    std::string dtype;
+    std::vector<std::size_t> shape;
+    std::vector<std::uint8_t> bytes;
+};
+
+void write_safetensors(const std::filesystem::path& path,
+                       const std::vector<StoredTensor>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::vector<std::uint8_t> payload;
+    for (const StoredTensor& tensor : tensors) {
+        header[tensor.name] = {
+            {"dtype", tensor.dtype},
+            {"shape", tensor.shape},
+            {"data_offsets", {payload.size(), payload.size() + tensor.bytes.size()}}};
+        payload.insert(payload.end(), tensor.bytes.begin(), tensor.bytes.end());
+    }
+    const std::string text = header.dump();
+    std::ofstream out(path, std::ios::binary);
+    const std::uint64_t length = text.size();
+    for (int i = 0; i < 8; ++i) {
+        out.put(static_cast<char>((length >> (8 * i)) & 0xffU));
+    }
+    out << text;
+    out.write(reinterpret_cast<const char*>(payload.data()),
+              static_cast<std::streamsize>(payload.size()));
+}
+
+std::vector<std::uint8_t> little_endian_16(std::initializer_list<std::uint16_t> values) {
+    std::vector<std::uint8_t> bytes;
+    for (const std::uint16_t value : values) {
+        bytes.push_back(static_cast<std::uint8_t>(value & 0xffU));
+        bytes.push_back(static_cast<std::uint8_t>(value >> 8U));
+    }
+    return bytes;
+}
+
+std::vector<std::uint8_t> little_endian_64(std::initializer_list<double> values) {
+    std::vector<std::uint8_t> bytes;
+    for (const double value : values) {
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, &value, sizeof bits);
+        for (int i = 0; i < 8; ++i) {
+            bytes.push_back(static_cast<std::uint8_t>((bits >> (8 * i)) & 0xffU));
+        }
+    }
+    return bytes;
+}
+
+TEST(NamedCheckpoint, ConvertsBf16F16AndF64TensorsWhenAskedAndOnlyThen) {
+    const ScratchFolder folder("named_convert");
+    Tape<float> tape;
+    const Linear<float> fc(tape, 2, 3, init::xavier(3));
+    const Network<float> network = std::move(tape).into_network();
+    const std::filesystem::path path = folder / "mixed.safetensors";
+    // The weight as PyTorch holds it, [out, in], in BF16: 1.5, -0.25, 3.0, 0.1 (0x3dcd,
+    // 0.10009765625), 2^-130 (a subnormal), -inf. The bias in F16: 1, 2^-24 (the
+    // smallest subnormal), 65504 (the largest half).
+    write_safetensors(path,
+                      {{"weight",
+                        "BF16",
+                        {3, 2},
+                        little_endian_16({0x3fc0, 0xbe80, 0x4040, 0x3dcd, 0x0008, 0xff80})},
+                       {"bias", "F16", {3}, little_endian_16({0x3c00, 0x0001, 0x7bff})}});
+    const auto names = named_parameters(fc);
+    EXPECT_THAT([&] { (void)checkpoint::load(path, network, names); },
+                ::testing::ThrowsMessage<CheckpointError>(
+                    AllOf(HasSubstr("weight: stored as BF16, the model holds F32; load with "
+                                    "{.convert = true}"),
+                          HasSubstr("bias: stored as F16"))));
+    const Parameters<float> loaded = checkpoint::load(path, network, names, {.convert = true});
+    const Tensor<float>& w = loaded.of(fc.weight());  // [in, out]: w(i, o) is stored (o, i)
+    EXPECT_EQ(w(0, 0), 1.5F);
+    EXPECT_EQ(w(1, 0), -0.25F);
+    EXPECT_EQ(w(0, 1), 3.0F);
+    EXPECT_EQ(w(1, 1), 0.10009765625F);
+    EXPECT_EQ(w(0, 2), std::ldexp(1.0F, -130));
+    EXPECT_EQ(w(1, 2), -std::numeric_limits<float>::infinity());
+    const Tensor<float>& b = loaded.of(fc.bias());
+    EXPECT_EQ(b(0), 1.0F);
+    EXPECT_EQ(b(1), std::ldexp(1.0F, -24));
+    EXPECT_EQ(b(2), 65504.0F);
+    // F64 rounds once to the nearest float.
+    write_safetensors(
+        path,
+        {{"weight", "F64", {3, 2}, little_endian_64({0.1, 1e300, -1e-50, 2.0, 3.0, 4.0})},
+         {"bias", "F32", {3}, std::vector<std::uint8_t>(12, 0)}});
+    const Parameters<float> narrowed = checkpoint::load(path, network, names, {.convert = true});
+    EXPECT_EQ(narrowed.of(fc.weight())(0, 0), 0.1F);
+    EXPECT_EQ(narrowed.of(fc.weight())(1, 0), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(narrowed.of(fc.weight())(0, 1), -0.0F);
+    EXPECT_TRUE(std::signbit(narrowed.of(fc.weight())(0, 1)));
+}
+
+TEST(NamedCheckpoint, RefusesAnIntegerTensorEvenWhenConverting) {
+    const ScratchFolder folder("named_convert_integer");
+    Tape<float> tape;
+    const Linear<float> fc(tape, 1, 1, init::xavier(3));
+    const Network<float> network = std::move(tape).into_network();
+    write_safetensors(folder / "ints.safetensors",
+                      {{"weight", "I16", {1, 1}, little_endian_16({7})},
+                       {"bias", "F32", {1}, std::vector<std::uint8_t>(4, 0)}});
+    EXPECT_THAT(
+        [&] {
+            (void)checkpoint::load(
+                folder / "ints.safetensors", network, named_parameters(fc), {.convert = true});
+        },
+        ::testing::ThrowsMessage<CheckpointError>(
+            HasSubstr("weight: stored as I16, which topos does not load")));
 }
 
 // Saves a Linear by name, then tries a save with names[1] renamed to

@@ -2,10 +2,13 @@
 // copies share one immutable buffer, so copying is cheap and never observable;
 // every method returns a new tensor and leaves its operands as they were.
 // A scalar is a rank-0 tensor; arithmetic and comparisons between tensors
-// broadcast as numpy does (see operator+). T is float or double.
+// broadcast as numpy does (see operator+). T is float, double or bf16; a
+// bf16 tensor computes each operation on its elements widened to float, as
+// float's does, and rounds each result once to bf16 (docs/exact-math.md).
 // docs/guide/tensors.md shows each method with an example.
 #pragma once
 
+#include <topos/core/bf16.hpp>
 #include <topos/core/shape.hpp>
 
 #include <array>
@@ -23,8 +26,15 @@
 
 namespace topos {
 
+// The element types a tape records and every later stage (networks, plans,
+// the model layer) runs: float and double.
 template <class T>
 concept Element = std::same_as<T, float> || std::same_as<T, double>;
+
+// The element types of tensors: Element's, and bf16, which tensors hold,
+// convert, print and compute on, and checkpoints store.
+template <class T>
+concept TensorElement = Element<T> || std::same_as<T, bf16>;
 
 // How describe() lays a tensor out. Past `threshold` elements it shows only the
 // first and last `edge_items` positions of every longer axis, with "..."
@@ -58,7 +68,7 @@ std::size_t unsigned_index(I index, std::size_t axis, const Shape& shape) {
 }
 }  // namespace detail
 
-template <Element T>
+template <TensorElement T>
 class Tensor {
 public:
     using value_type = T;
@@ -266,9 +276,11 @@ public:
     Tensor greater(const Tensor& other) const;
     Tensor greater_equal(const Tensor& other) const;
 
-    // The same values in another element type, each rounded to nearest.
-    template <Element U>
-    Tensor<U> cast() const;
+    // The same values in another element type, each rounded once to the
+    // nearest (ties to even; bf16's rules in <topos/core/bf16.hpp>); the same
+    // type shares the buffer. A widening (bf16 to float, float to double) is exact.
+    template <TensorElement U>
+    Tensor<U> convert() const;
 
     // Same shape and the same bits in every element (NaNs compare by payload).
     bool bit_equal(const Tensor& other) const;
@@ -311,27 +323,28 @@ private:
 // the recorded graph's. Shapes that do not broadcast throw ShapeError naming
 // both shapes and the conflicting axis of the result. O(elements of the
 // result).
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator+(const Tensor<T>& a, const Tensor<T>& b);
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator-(const Tensor<T>& a, const Tensor<T>& b);
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator*(const Tensor<T>& a, const Tensor<T>& b);
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator/(const Tensor<T>& a, const Tensor<T>& b);
-template <Element T>
+template <TensorElement T>
 Tensor<T> operator-(const Tensor<T>& a);
 
 // Value equality: same shape and elementwise ==.
-template <Element T>
+template <TensorElement T>
 bool operator==(const Tensor<T>& a, const Tensor<T>& b);
 
 // Nested brackets, ", " separators, each element as the shortest decimal that
 // reads back to the same value: [[0.6397, 0.75025934], [1.2794, 1.5005187]].
-template <Element T>
+template <TensorElement T>
 std::ostream& operator<<(std::ostream& out, const Tensor<T>& tensor);
 
 extern template class Tensor<float>;
 extern template class Tensor<double>;
+extern template class Tensor<bf16>;
 
 }  // namespace topos

@@ -29,6 +29,7 @@ struct Scope {
     friend bool operator==(const Scope&, const Scope&) = default;
 };
 
+// A name scope open for the lifetime of this object, on the thread that made it.
 class NameScope {
 public:
     // Opens `name` inside the scopes open on this thread. Throws Error for an

@@ -8,6 +8,7 @@
 // the metadata holds "format": "topos", "optimizer" ("sgd", or "adam" for
 // Adam and AdamW, which share AdamState) and "optimizer.steps".
 // Element types: F32 for float, F64 for double. A round trip is bit-exact.
+// Loading by name converts F16, BF16, F32 and F64 when asked ({.convert = true}).
 //
 // Checkpoints by name hold each parameter under its name from
 // named_parameters(model) ("conv1.weight", ...), in PyTorch's layout (a
@@ -105,10 +106,16 @@ struct NamedLoadOptions {
     // Refuse tensors the names do not mention, as torch's load_state_dict(strict=True)
     // does; off, they are ignored (a BatchNorm's running statistics, say).
     bool strict = true;
+    // Read tensors stored as F16, BF16, F32 or F64 into the network's element
+    // type, each element rounded once to the nearest (ties to even; widening
+    // is exact): a Llama checkpoint in BF16 into a Network<float>, say. Off, a
+    // tensor must hold the network's own type.
+    bool convert = false;
 };
 
 // The parameters of `network` read by name: every name must be in the file with
-// the network's element type and the parameter's shape (transposed where
+// the network's element type (or, with {.convert = true}, a floating-point
+// type the loader converts) and the parameter's shape (transposed where
 // PyTorch holds the transpose); a parameter `names` does not mention keeps the
 // network's value. Throws CheckpointError naming every tensor that does not
 // match and why.
