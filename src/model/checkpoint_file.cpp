@@ -449,6 +449,10 @@ std::vector<std::byte> SafetensorsReader::read_payload() {
     return read_exactly(payload_offset_, header_.payload_size);
 }
 
+std::vector<std::byte> SafetensorsReader::read_tensor(const TensorEntry& entry) {
+    return read_exactly(payload_offset_ + entry.begin, entry.end - entry.begin);
+}
+
 // `count` is never more than the file's size, checked before any call.
 std::vector<std::byte> SafetensorsReader::read_exactly(std::uint64_t offset,
                                                        std::uint64_t count) const {

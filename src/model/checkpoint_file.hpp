@@ -67,6 +67,9 @@ public:
     // file no longer holds them.
     std::vector<std::byte> read_payload();
 
+    // The bytes of one tensor of the header, read alone.
+    std::vector<std::byte> read_tensor(const TensorEntry& entry);
+
 private:
     SafetensorsReader(std::string origin, const RegularFile& file);
 

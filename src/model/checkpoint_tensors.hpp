@@ -26,12 +26,16 @@ using Bits = std::conditional_t<sizeof(T) == 2,
                                 std::uint16_t,
                                 std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
 
-template <Element T>
+template <TensorElement T>
 const char* dtype_name() {
-    return sizeof(T) == 4 ? "F32" : "F64";
+    if constexpr (std::same_as<T, bf16>) {
+        return "BF16";
+    } else {
+        return sizeof(T) == 4 ? "F32" : "F64";
+    }
 }
 
-template <Element T>
+template <TensorElement T>
 std::vector<std::byte> little_endian_bytes(const Tensor<T>& tensor) {
     std::vector<std::byte> bytes;
     bytes.reserve(tensor.elements() * sizeof(T));
@@ -96,7 +100,7 @@ inline double half_value(std::uint16_t bits) {
 }
 
 // Elements stored as `stored` (F16, BF16, F32 or F64), each rounded once to T.
-template <Element T>
+template <TensorElement T>
 Tensor<T> converted_from(std::span<const std::byte> bytes,
                          const std::string& stored,
                          const Shape& shape) {

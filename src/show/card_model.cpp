@@ -60,6 +60,7 @@ template <Element T>
 Html card(const Function<T>& function) {
     const std::vector<CompiledPlan<T>> plans = function.compiled_plans();
     std::vector<std::string> rows;
+    rows.reserve(plans.size());
     for (const CompiledPlan<T>& compiled : plans) {
         rows.push_back("<tr>" + cell(compiled.gradients ? "gradients" : "value", "topos-op") +
                        cell(shapes_text(compiled.shapes), "topos-shape") +
@@ -84,6 +85,7 @@ Html card(const Function<T>& function) {
 template <Element T>
 Html module_card(const ModuleReading<T>& module) {
     std::vector<std::string> rows;
+    rows.reserve(module.names.size());
     std::size_t elements = 0;
     for (const NamedParameter& named : module.names) {
         const Value<T>& parameter = parameter_of(module, named);

@@ -8,6 +8,7 @@
 // when asked to convert, each element rounded once (the expected floats are
 // the stored bits' values, worked out by hand).
 #include "support/bit_equal.hpp"
+#include "support/safetensors_writer.hpp"
 #include "support/scratch_folder.hpp"
 #include <topos/topos.hpp>
 
@@ -30,7 +31,10 @@
 namespace topos {
 namespace {
 
+using test::little_endian_16;
+using test::little_endian_64;
 using test::ScratchFolder;
+using test::write_safetensors;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -180,58 +184,6 @@ TEST(NamedCheckpoint, RefusesAnUnnamedParameterOnSaveAndStrangersOnLoad) {
         checkpoint::load(torch_file, network, fc_only, {.strict = false});
     EXPECT_TRUE(test::bit_equal(partial.of(net.conv1.parameters()[0]),
                                 network.parameters().of(net.conv1.parameters()[0])));
-}
-
-// A safetensors file of `tensors` ({name, dtype, shape, little-endian bytes}),
-// written by hand as another library would write it.
-struct StoredTensor {
-    std::string name;
-    std::string dtype;
-    std::vector<std::size_t> shape;
-    std::vector<std::uint8_t> bytes;
-};
-
-void write_safetensors(const std::filesystem::path& path,
-                       const std::vector<StoredTensor>& tensors) {
-    nlohmann::json header = nlohmann::json::object();
-    std::vector<std::uint8_t> payload;
-    for (const StoredTensor& tensor : tensors) {
-        header[tensor.name] = {
-            {"dtype", tensor.dtype},
-            {"shape", tensor.shape},
-            {"data_offsets", {payload.size(), payload.size() + tensor.bytes.size()}}};
-        payload.insert(payload.end(), tensor.bytes.begin(), tensor.bytes.end());
-    }
-    const std::string text = header.dump();
-    std::ofstream out(path, std::ios::binary);
-    const std::uint64_t length = text.size();
-    for (int i = 0; i < 8; ++i) {
-        out.put(static_cast<char>((length >> (8 * i)) & 0xffU));
-    }
-    out << text;
-    out.write(reinterpret_cast<const char*>(payload.data()),
-              static_cast<std::streamsize>(payload.size()));
-}
-
-std::vector<std::uint8_t> little_endian_16(std::initializer_list<std::uint16_t> values) {
-    std::vector<std::uint8_t> bytes;
-    for (const std::uint16_t value : values) {
-        bytes.push_back(static_cast<std::uint8_t>(value & 0xffU));
-        bytes.push_back(static_cast<std::uint8_t>(value >> 8U));
-    }
-    return bytes;
-}
-
-std::vector<std::uint8_t> little_endian_64(std::initializer_list<double> values) {
-    std::vector<std::uint8_t> bytes;
-    for (const double value : values) {
-        std::uint64_t bits = 0;
-        std::memcpy(&bits, &value, sizeof bits);
-        for (int i = 0; i < 8; ++i) {
-            bytes.push_back(static_cast<std::uint8_t>((bits >> (8 * i)) & 0xffU));
-        }
-    }
-    return bytes;
 }
 
 TEST(NamedCheckpoint, ConvertsBf16F16AndF64TensorsWhenAskedAndOnlyThen) {

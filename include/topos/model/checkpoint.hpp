@@ -9,6 +9,9 @@
 // Adam and AdamW, which share AdamState) and "optimizer.steps".
 // Element types: F32 for float, F64 for double. A round trip is bit-exact.
 // Loading by name converts F16, BF16, F32 and F64 when asked ({.convert = true}).
+// Single tensors of any safetensors file (a released model's shards) are listed
+// and read by name with tensors_in and read_tensor, in float, double or bf16,
+// and written with save_tensors.
 //
 // Checkpoints by name hold each parameter under its name from
 // named_parameters(model) ("conv1.weight", ...), in PyTorch's layout (a
@@ -26,6 +29,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace topos::checkpoint {
@@ -125,6 +129,60 @@ Parameters<T> load(const std::filesystem::path& path,
                    const std::vector<NamedParameter>& names,
                    NamedLoadOptions options = {});
 
+// One tensor of a safetensors file, as its header declares it.
+struct StoredTensor {
+    std::string name;
+    std::string dtype;  // "F32", "BF16", "F16", "I64", ... as written
+    Shape shape;
+
+    // Memberwise equality.
+    friend bool operator==(const StoredTensor&, const StoredTensor&) = default;
+};
+
+// Every tensor a safetensors file holds (any file, a model's shard as well as
+// a topos checkpoint), in the byte order of their names. Reads the header only.
+// Throws CheckpointError for a file that is not a well-formed safetensors file.
+std::vector<StoredTensor> tensors_in(const std::filesystem::path& path);
+
+// How read_tensor reads.
+struct ReadOptions {
+    // Read a tensor stored as F16, BF16, F32 or F64 into T, each element
+    // rounded once to the nearest (ties to even; widening is exact). Off, the
+    // tensor must be stored as T is: F32 float, F64 double, BF16 bf16.
+    bool convert = false;
+};
+
+// The tensor `name` of a safetensors file, reading its bytes alone, bit for
+// bit when stored as T. Throws CheckpointError naming the file and the tensor
+// when it is missing (with the names nearest to it) or stored as another
+// dtype (with {.convert = true} to round it, where it is a float type).
+template <TensorElement T>
+Tensor<T> read_tensor(const std::filesystem::path& path,
+                      const std::string& name,
+                      ReadOptions options = {});
+
+// Writes `tensors` under their names, each stored as T is (F32, F64 or BF16),
+// bit for bit, replacing `path` atomically as save does; names are checked as
+// save checks them, before anything is written.
+template <TensorElement T>
+void save_tensors(const std::filesystem::path& path,
+                  const std::vector<std::pair<std::string, Tensor<T>>>& tensors);
+
+extern template Tensor<float> read_tensor(const std::filesystem::path&,
+                                          const std::string&,
+                                          ReadOptions);
+extern template Tensor<double> read_tensor(const std::filesystem::path&,
+                                           const std::string&,
+                                           ReadOptions);
+extern template Tensor<bf16> read_tensor(const std::filesystem::path&,
+                                         const std::string&,
+                                         ReadOptions);
+extern template void save_tensors(const std::filesystem::path&,
+                                  const std::vector<std::pair<std::string, Tensor<float>>>&);
+extern template void save_tensors(const std::filesystem::path&,
+                                  const std::vector<std::pair<std::string, Tensor<double>>>&);
+extern template void save_tensors(const std::filesystem::path&,
+                                  const std::vector<std::pair<std::string, Tensor<bf16>>>&);
 extern template void save(const std::filesystem::path&, const Parameters<float>&);
 extern template void save(const std::filesystem::path&, const Parameters<double>&);
 extern template void save(const std::filesystem::path&,
