@@ -31,15 +31,31 @@ std::uint64_t next_serial() {
 
 }  // namespace
 
-NameScope::NameScope(std::string name) {
+namespace {
+
+std::uint64_t checked_serial(const std::string& name) {
     if (name.empty()) {
         throw Error("NameScope: a scope needs a name (a module's kind, a block's role)");
     }
-    open_scopes.push_back({std::move(name), next_serial()});
+    return next_serial();
 }
 
+}  // namespace
+
+NameScope::NameScope(std::string name) : serial_(checked_serial(name)) {
+    open_scopes.push_back({std::move(name), serial_});
+}
+
+// Usually the innermost opening; found from the inside out when scopes close
+// out of order.
 NameScope::~NameScope() {
-    open_scopes.pop_back();
+    for (auto opening = open_scopes.end(); opening != open_scopes.begin();) {
+        --opening;
+        if (opening->serial == serial_) {
+            open_scopes.erase(opening);
+            return;
+        }
+    }
 }
 
 namespace detail {

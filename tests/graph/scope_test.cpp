@@ -1,11 +1,13 @@
 // Name scopes: nodes recorded inside a NameScope carry it, nested scopes
-// record their parent, each opening is its own scope, a failed record leaves
-// no scope behind on its nodes, networks and reopened tapes keep the scopes,
-// another thread records at the top level, and sources give back their payloads.
+// record their parent, each opening is its own scope, closing one ends only
+// it, a failed record leaves no scope behind on its nodes, networks and
+// reopened tapes keep the scopes, another thread records at the top level,
+// and sources give back their payloads.
 #include <topos/topos.hpp>
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -122,6 +124,19 @@ TEST(NameScope, AScopeBelongsToTheThreadThatOpenedIt) {
     other.join();
     EXPECT_EQ(path_of(tape, recorded_elsewhere), "");
     EXPECT_EQ(path_of(tape, x.exp()), "main thread");
+}
+
+TEST(NameScope, ClosingOutOfOrderEndsOnlyItsOwnScope) {
+    Tape<float> tape;
+    const auto x = tape.input(1.0f);
+    std::optional<NameScope> outer(std::in_place, "outer");
+    std::optional<NameScope> inner(std::in_place, "inner");
+    outer.reset();
+    const Symbol in_inner = x.tanh();
+    inner.reset();
+    const Symbol after = x.exp();
+    EXPECT_EQ(path_of(tape, in_inner), "inner");
+    EXPECT_EQ(path_of(tape, after), "");
 }
 
 TEST(NameScope, RefusesAnEmptyName) {

@@ -9,8 +9,9 @@
 //       logits = fc.express(features);  // recorded in "head", then in "Linear" within it
 //   }
 //
-// A scope belongs to the thread that opened it; scopes close in the reverse
-// order they were opened (they are meant for a block's lifetime). A tape keeps
+// A scope belongs to the thread that opened it and lasts as long as its
+// NameScope (a block's lifetime, usually); closing one ends its own opening
+// only, even before a scope opened inside it closes. A tape keeps
 // one Scope per opening that recorded a node: opening "Linear" twice gives two
 // scopes of the same name.
 #pragma once
@@ -40,6 +41,9 @@ public:
     NameScope& operator=(const NameScope&) = delete;
     NameScope(NameScope&&) = delete;
     NameScope& operator=(NameScope&&) = delete;
+
+private:
+    std::uint64_t serial_;  // this opening's number, unique in the process
 };
 
 }  // namespace topos
