@@ -59,8 +59,9 @@ ALLOWED = {
 # folders may: each folder's seam. Any other header under src/<folder>/ is the
 # folder's own.
 SEAMS = {
-    # core: bits, the broadcast rule, number text, the exact math, regular files, the
-    # pool, the shape bound
+    # core: bf16's arithmetic type, bits, the broadcast rule, number text, the exact
+    # math, regular files, the pool, the shape bound
+    "core/arithmetic.hpp": {"graph", "plan", "show"},
     "core/bit_cast.hpp": {"hlo", "kernels", "model", "plan"},
     "core/broadcast_shape.hpp": {"graph"},
     "core/exact_math.hpp": {"kernels", "model", "ops"},

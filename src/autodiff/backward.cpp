@@ -66,7 +66,9 @@ Parameters<T> Run<T>::recorded_gradients(const Adjoints<T>& adjoints) const {
 
 template Field<float> Run<float>::backward(Symbol) const;
 template Field<double> Run<double>::backward(Symbol) const;
+template Field<bf16> Run<bf16>::backward(Symbol) const;
 template Parameters<float> Run<float>::recorded_gradients(const Adjoints<float>&) const;
 template Parameters<double> Run<double>::recorded_gradients(const Adjoints<double>&) const;
+template Parameters<bf16> Run<bf16>::recorded_gradients(const Adjoints<bf16>&) const;
 
 }  // namespace topos

@@ -99,7 +99,9 @@ Ref RecordingBuilder<T>::scalar(double value) {
 
 template class ComputingBuilder<float>;
 template class ComputingBuilder<double>;
+template class ComputingBuilder<bf16>;
 template class RecordingBuilder<float>;
 template class RecordingBuilder<double>;
+template class RecordingBuilder<bf16>;
 
 }  // namespace topos::detail

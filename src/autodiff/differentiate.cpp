@@ -84,22 +84,31 @@ template Adjoints<float> Tape<float>::differentiate(const Value<float>&,
                                                     std::initializer_list<Symbol>);
 template Adjoints<double> Tape<double>::differentiate(const Value<double>&,
                                                       std::initializer_list<Symbol>);
+template Adjoints<bf16> Tape<bf16>::differentiate(const Value<bf16>&,
+                                                  std::initializer_list<Symbol>);
 template Adjoints<float> Tape<float>::differentiate(const Value<float>&,
                                                     const std::vector<Symbol>&);
 template Adjoints<double> Tape<double>::differentiate(const Value<double>&,
                                                       const std::vector<Symbol>&);
+template Adjoints<bf16> Tape<bf16>::differentiate(const Value<bf16>&, const std::vector<Symbol>&);
 template Adjoints<float> Tape<float>::vjp(const Value<float>&,
                                           const Value<float>&,
                                           std::initializer_list<Symbol>);
 template Adjoints<double> Tape<double>::vjp(const Value<double>&,
                                             const Value<double>&,
                                             std::initializer_list<Symbol>);
+template Adjoints<bf16> Tape<bf16>::vjp(const Value<bf16>&,
+                                        const Value<bf16>&,
+                                        std::initializer_list<Symbol>);
 template Adjoints<float> Tape<float>::vjp(const Value<float>&,
                                           const Value<float>&,
                                           const std::vector<Symbol>&);
 template Adjoints<double> Tape<double>::vjp(const Value<double>&,
                                             const Value<double>&,
                                             const std::vector<Symbol>&);
+template Adjoints<bf16> Tape<bf16>::vjp(const Value<bf16>&,
+                                        const Value<bf16>&,
+                                        const std::vector<Symbol>&);
 
 template <Element T>
 Value<T> grad(const Value<T>& target, const Value<T>& wrt) {
@@ -109,5 +118,6 @@ Value<T> grad(const Value<T>& target, const Value<T>& wrt) {
 
 template Value<float> grad(const Value<float>&, const Value<float>&);
 template Value<double> grad(const Value<double>&, const Value<double>&);
+template Value<bf16> grad(const Value<bf16>&, const Value<bf16>&);
 
 }  // namespace topos

@@ -111,12 +111,12 @@ bool too_large(std::string_view number) {
     return order + (negative ? -exponent : exponent) > 0;
 }
 
-template <Element T>
+template <ComputeElement T>
 constexpr const char* name_of() {
     return std::is_same_v<T, float> ? "float" : "double";
 }
 
-template <Element T>
+template <ComputeElement T>
 std::string largest() {
     char digits[32];
     const auto result =
@@ -138,7 +138,7 @@ std::string delimiter_fault(char delimiter) {
 
 // Splits bytes, fed in chunks split anywhere, into lines, and their fields
 // into a table of T.
-template <Element T>
+template <ComputeElement T>
 class TableReader {
 public:
     TableReader(const CsvOptions& options, std::string origin)
@@ -339,14 +339,14 @@ int open_table_file(const std::filesystem::path& path,
 
 }  // namespace
 
-template <Element T>
+template <ComputeElement T>
 Tensor<T> read_csv_text(std::string_view text, CsvOptions options, const std::string& origin) {
     TableReader<T> reader(options, origin);
     reader.feed(text);
     return reader.finish();
 }
 
-template <Element T>
+template <ComputeElement T>
 Tensor<T> read_csv(const std::filesystem::path& path, CsvOptions options) {
     const std::string origin = path.string();
     TableReader<T> reader(options, origin);

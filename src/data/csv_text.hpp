@@ -13,7 +13,7 @@ namespace topos::data {
 
 // The table `text` holds; throws CsvError as read_csv does, options.max_bytes
 // included.
-template <Element T>
+template <ComputeElement T>
 Tensor<T> read_csv_text(std::string_view text, CsvOptions options, const std::string& origin);
 
 extern template Tensor<float> read_csv_text(std::string_view, CsvOptions, const std::string&);

@@ -9,7 +9,7 @@
 
 namespace topos::data {
 
-template <Element T>
+template <ComputeElement T>
 Tensor<T> rows(const Tensor<T>& tensor, std::span<const std::size_t> positions) {
     const Shape& shape = tensor.shape();
     if (shape.rank() == 0) {
@@ -33,7 +33,7 @@ Tensor<T> rows(const Tensor<T>& tensor, std::span<const std::size_t> positions) 
     });
 }
 
-template <Element T>
+template <ComputeElement T>
 Dataset<T>::Dataset(std::vector<Tensor<T>> tensors) : tensors_(std::move(tensors)), size_(0) {
     if (tensors_.empty()) {
         throw ShapeError("a dataset needs at least one tensor");
@@ -57,7 +57,7 @@ Dataset<T>::Dataset(std::vector<Tensor<T>> tensors) : tensors_(std::move(tensors
     size_ = tensors_[0].shape()[0];
 }
 
-template <Element T>
+template <ComputeElement T>
 std::vector<Tensor<T>> Dataset<T>::rows(std::span<const std::size_t> positions) const {
     std::vector<Tensor<T>> picked;
     picked.reserve(tensors_.size());

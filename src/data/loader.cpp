@@ -27,7 +27,7 @@ namespace detail {
 // The batches the worker has gathered for one epoch and the caller has not
 // taken yet, in order; how many batches someone has begun to gather; or why
 // gathering failed.
-template <Element T>
+template <ComputeElement T>
 struct BatchShelf {
     std::mutex mutex;
     std::condition_variable filled;
@@ -40,7 +40,7 @@ struct BatchShelf {
 
 }  // namespace detail
 
-template <Element T>
+template <ComputeElement T>
 Loader<T>::Loader(Dataset<T> dataset, LoaderOptions options)
     : dataset_(std::make_shared<const Dataset<T>>(std::move(dataset))),
       options_(options),
@@ -55,7 +55,7 @@ Loader<T>::Loader(Dataset<T> dataset, LoaderOptions options)
     }
 }
 
-template <Element T>
+template <ComputeElement T>
 std::vector<std::size_t> Loader<T>::order(std::size_t epoch) const {
     if (options_.shuffle) {
         return shuffled(dataset_->size(), init::counter_bits(options_.seed, epoch));
@@ -65,12 +65,12 @@ std::vector<std::size_t> Loader<T>::order(std::size_t epoch) const {
     return identity;
 }
 
-template <Element T>
+template <ComputeElement T>
 Epoch<T> Loader<T>::epoch(std::size_t epoch) const {
     return Epoch<T>(dataset_, epoch, order(epoch), ranges_, prefetcher_, options_);
 }
 
-template <Element T>
+template <ComputeElement T>
 Epoch<T>::Epoch(std::shared_ptr<const Dataset<T>> dataset,
                 std::size_t epoch,
                 std::vector<std::size_t> order,
@@ -90,21 +90,21 @@ Epoch<T>::Epoch(std::shared_ptr<const Dataset<T>> dataset,
     }
 }
 
-template <Element T>
+template <ComputeElement T>
 Epoch<T>::~Epoch() {
     if (shelf_) {
         shelf_->abandoned = true;
     }
 }
 
-template <Element T>
+template <ComputeElement T>
 std::vector<std::size_t> Epoch<T>::positions_of(std::size_t index) const {
     const BatchRange range = ranges_[index];
     const auto first = order_.begin() + static_cast<std::ptrdiff_t>(range.start);
     return {first, first + static_cast<std::ptrdiff_t>(range.count)};
 }
 
-template <Element T>
+template <ComputeElement T>
 Batch<T> Epoch<T>::gather(const Dataset<T>& dataset,
                           std::size_t epoch,
                           std::size_t index,
@@ -116,7 +116,7 @@ Batch<T> Epoch<T>::gather(const Dataset<T>& dataset,
             .tensors = std::move(tensors)};
 }
 
-template <Element T>
+template <ComputeElement T>
 Batch<T> Epoch<T>::timed_gather(detail::Prefetcher& prefetcher,
                                 const Dataset<T>& dataset,
                                 std::size_t epoch,
@@ -133,7 +133,7 @@ Batch<T> Epoch<T>::timed_gather(detail::Prefetcher& prefetcher,
 // once every half depth; unless batches gather too fast to be worth a thread.
 // The worker skips a batch the caller has claimed meanwhile. The job owns what
 // it reads, so an Epoch may move, or end, while it runs.
-template <Element T>
+template <ComputeElement T>
 void Epoch<T>::request_ahead() {
     if (!prefetcher_ || requested_ == ranges_.size() || requested_ - next_ > depth_ / 2) {
         return;
@@ -189,7 +189,7 @@ void Epoch<T>::request_ahead() {
 // Batch next_: from the shelf; or gathered here, when the worker has not begun
 // it (a caller never waits for the worker to wake); or, while the worker is
 // gathering it, once it is done. Rethrows what stopped the worker.
-template <Element T>
+template <ComputeElement T>
 Batch<T> Epoch<T>::take_prepared() {
     std::unique_lock lock(shelf_->mutex);
     if (shelf_->batches.empty() && !shelf_->failure && shelf_->claimed <= next_) {
@@ -210,7 +210,7 @@ Batch<T> Epoch<T>::take_prepared() {
     return batch;
 }
 
-template <Element T>
+template <ComputeElement T>
 std::optional<Batch<T>> Epoch<T>::next() {
     if (next_ >= ranges_.size()) {
         return std::nullopt;

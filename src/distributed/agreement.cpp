@@ -100,7 +100,7 @@ Agreement element_count(std::size_t count, std::string what) {
         std::move(what), count, std::to_string(count) + (count == 1 ? " element" : " elements")};
 }
 
-template <Element T>
+template <ComputeElement T>
 Agreement shapes_of(std::span<const Tensor<T>> tensors, std::string what) {
     std::uint64_t digest = 14695981039346656037ull;
     const auto mix = [&](std::uint64_t word) { digest = (digest ^ word) * 1099511628211ull; };

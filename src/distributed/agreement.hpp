@@ -18,7 +18,7 @@ Agreement element_count(std::size_t count, std::string what);
 
 // The shapes of `tensors` in order, compared by a 64-bit digest (FNV-1a of
 // the count, ranks and extents) and written out for the message.
-template <Element T>
+template <ComputeElement T>
 Agreement shapes_of(std::span<const Tensor<T>> tensors, std::string what);
 
 // Throws CommunicationError on every rank of `communicator` unless every rank

@@ -15,12 +15,12 @@
 namespace topos::distributed {
 namespace {
 
-template <Element T>
+template <ComputeElement T>
 MPI_Datatype datatype_of() {
     return sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
 }
 
-template <Element T>
+template <ComputeElement T>
 std::vector<T> flattened(const Parameters<T>& values) {
     std::vector<T> buffer;
     for (const Tensor<T>& value : values.values()) {
@@ -29,7 +29,7 @@ std::vector<T> flattened(const Parameters<T>& values) {
     return buffer;
 }
 
-template <Element T>
+template <ComputeElement T>
 Parameters<T> unflattened(const Parameters<T>& like, const std::vector<T>& buffer) {
     std::vector<Tensor<T>> values;
     std::size_t offset = 0;
@@ -41,7 +41,7 @@ Parameters<T> unflattened(const Parameters<T>& like, const std::vector<T>& buffe
     return like.with_values(std::move(values));
 }
 
-template <Element T>
+template <ComputeElement T>
 Agreement layout_of(const Parameters<T>& values, std::string what = "the parameters' shapes") {
     return detail::shapes_of(values.values(), std::move(what));
 }
@@ -53,7 +53,7 @@ Agreement root_of(int root) {
 }
 
 // The root's parameters on every rank, once the ranks agree on their layout.
-template <Element T>
+template <ComputeElement T>
 Parameters<T> broadcast_values(MPI_Comm communicator, const Parameters<T>& parameters, int root) {
     std::vector<T> buffer = flattened(parameters);
     detail::check(
@@ -95,14 +95,14 @@ void Communicator::check_agreement(std::span<const Agreement> agreements) const 
     detail::check_agreement(communicator_, size_, agreements);
 }
 
-template <Element T>
+template <ComputeElement T>
 std::vector<T> Communicator::all_reduce(std::span<const T> values) const {
     const Agreement count = detail::element_count(values.size(), "the number of elements to sum");
     check_agreement(std::span(&count, 1));
     return sum_in_rank_order(values);
 }
 
-template <Element T>
+template <ComputeElement T>
 std::vector<T> Communicator::sum_in_rank_order(std::span<const T> values) const {
     if (values.size() > static_cast<std::size_t>(INT_MAX)) {
         throw CommunicationError("all_reduce of " + std::to_string(values.size()) +
@@ -163,7 +163,7 @@ std::vector<T> Communicator::sum_in_rank_order(std::span<const T> values) const 
     return result;
 }
 
-template <Element T>
+template <ComputeElement T>
 Parameters<T> Communicator::all_reduce(const Parameters<T>& values) const {
     const Agreement layout = layout_of(values);
     check_agreement(std::span(&layout, 1));
@@ -171,12 +171,12 @@ Parameters<T> Communicator::all_reduce(const Parameters<T>& values) const {
     return unflattened(values, sum_in_rank_order(std::span<const T>(buffer)));
 }
 
-template <Element T>
+template <ComputeElement T>
 Tensor<T> Communicator::all_reduce(const Tensor<T>& value) const {
     return Tensor<T>(value.shape(), all_reduce(value.data()));
 }
 
-template <Element T>
+template <ComputeElement T>
 Parameters<T> Communicator::broadcast(const Parameters<T>& parameters, int root) const {
     const std::array agreements{root_of(root), layout_of(parameters)};
     check_agreement(agreements);
@@ -184,7 +184,7 @@ Parameters<T> Communicator::broadcast(const Parameters<T>& parameters, int root)
     return broadcast_values(communicator_, parameters, root);
 }
 
-template <Element T>
+template <ComputeElement T>
 optim::AdamState<T> Communicator::broadcast(const optim::AdamState<T>& state, int root) const {
     const std::array agreements{root_of(root),
                                 layout_of(state.first_moment, "the first moments' shapes"),
@@ -197,7 +197,7 @@ optim::AdamState<T> Communicator::broadcast(const optim::AdamState<T>& state, in
             broadcast_values(communicator_, state.second_moment, root)};
 }
 
-template <Element T>
+template <ComputeElement T>
 optim::SgdState<T> Communicator::broadcast(const optim::SgdState<T>& state, int root) const {
     const std::array agreements{root_of(root),
                                 layout_of(state.momentum, "the momentum buffers' shapes")};

@@ -13,7 +13,7 @@
 
 namespace topos::distributed {
 
-template <Element T>
+template <ComputeElement T>
 data::BatchRange DataParallel<T>::shard(std::size_t rows) const {
     const auto ranks = static_cast<std::size_t>(world_.size());
     const auto me = static_cast<std::size_t>(world_.rank());
@@ -22,7 +22,7 @@ data::BatchRange DataParallel<T>::shard(std::size_t rows) const {
     return {me * base + (me < longer ? me : longer), base + (me < longer ? 1 : 0)};
 }
 
-template <Element T>
+template <ComputeElement T>
 ValueAndGradients<T> DataParallel<T>::value_and_gradients(const Parameters<T>& parameters,
                                                           std::span<const Tensor<T>> inputs) const {
     const std::array agreements{detail::shapes_of(inputs, "the global batch (every input's shape)"),

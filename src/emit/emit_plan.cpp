@@ -40,7 +40,7 @@ RaiseContext raise_context(const PlanState<T>& plan) {
         }
         return static_cast<double>(values.front());
     };
-    return {uniform_leaf, std::same_as<T, float>};
+    return {uniform_leaf, !std::same_as<T, double>};
 }
 
 // What the elections make of each node: the raised election rooted there, and
@@ -144,13 +144,17 @@ HloValue lower_node(HloBuilder& build, const Node& node) {
 template <Element T>
 HloValue leaf_constant(HloBuilder& build, const Node& node, const Tensor<T>& payload) {
     build.begin(site_of(node));
-    return build.finish(build.constant(dense_literal(payload.data(), node.shape()), node.shape()));
+    const HloElement element = std::same_as<T, bf16> ? HloElement::Stored : HloElement::Real;
+    return build.finish(
+        build.constant(dense_literal(payload.data(), node.shape()), node.shape(), element));
 }
 
 template <Element T>
 HloModule module_of(const PlanState<T>& plan) {
     HloModule module;
-    module.real_type = std::same_as<T, float> ? "f32" : "f64";
+    module.real_type = std::same_as<T, double> ? "f64" : "f32";
+    module.stored_type = std::same_as<T, bf16> ? "bf16" : "";
+    const HloElement stored = std::same_as<T, bf16> ? HloElement::Stored : HloElement::Real;
     std::vector<HloValue> values(plan.network->spec.nodes.size());
     HloBuilder build(module, values);
     const RaiseContext context = raise_context(plan);
@@ -164,7 +168,7 @@ HloModule module_of(const PlanState<T>& plan) {
             raise_at_root(build, plan, context, *raising.rooted[node.index()], values);
         } else if (opcode == Opcode::Parameter || opcode == Opcode::Input) {
             const std::string name = "arg" + std::to_string(module.main.arguments.size());
-            values[node.index()] = module.add_value({node.shape(), HloElement::Real}, name);
+            values[node.index()] = module.add_value({node.shape(), stored}, name);
             module.main.arguments.push_back(values[node.index()]);
         } else if (opcode == Opcode::Leaf) {
             values[node.index()] =
@@ -211,7 +215,9 @@ std::string Plan<T>::emit_stablehlo(MlirForm form) const {
 
 template std::string Plan<float>::emit_stablehlo() const;
 template std::string Plan<double>::emit_stablehlo() const;
+template std::string Plan<bf16>::emit_stablehlo() const;
 template std::string Plan<float>::emit_stablehlo(MlirForm) const;
 template std::string Plan<double>::emit_stablehlo(MlirForm) const;
+template std::string Plan<bf16>::emit_stablehlo(MlirForm) const;
 
 }  // namespace topos

@@ -295,6 +295,7 @@ Value<T> batch_norm_inference(const Value<T>& given_input,
                                            double);
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

@@ -1,11 +1,14 @@
 // Network<T>'s reading members: its nodes, a node by symbol (checked against
 // the network's lineage), describe()'s table, and reopen(), a new tape that
-// holds a copy of every node under the same symbols and records after them.
+// holds a copy of every node under the same symbols and records after them, and
+// convert(), the same graph over another element type.
 #include "graph/describe.hpp"
 #include "graph/spec.hpp"
+#include <topos/core/error.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/tape.hpp>
 
+#include <string>
 #include <vector>
 
 namespace topos {
@@ -54,7 +57,66 @@ Tape<T> Network<T>::reopen() const {
     return detail::GraphAccess::tape<T>(std::move(tape));
 }
 
+namespace {
+
+// Indices must survive a conversion exactly: a token id rounded to another is
+// another token.
+template <Element T, Element U>
+void check_converted_indices(const Tensor<T>& original,
+                             const Tensor<U>& converted,
+                             std::size_t node) {
+    for (std::size_t i = 0; i < original.data().size(); ++i) {
+        const auto before = static_cast<double>(original.data()[i]);
+        if (static_cast<double>(converted.data()[i]) != before) {
+            throw FeedError("Network::convert: index node " + std::to_string(node) + " holds " +
+                            Tensor<double>(before).str() +
+                            ", which the new element type does not hold exactly (bf16 holds "
+                            "integers up to 256); record the tape in float to index past that");
+        }
+    }
+}
+
+}  // namespace
+
+template <Element T>
+template <Element U>
+Network<U> Network<T>::convert() const {
+    const detail::Spec<T>& spec = state_->spec;
+    auto converted = std::make_shared<detail::NetworkState<U>>();
+    detail::Spec<U>& into = converted->spec;
+    into.lineage = spec.lineage;
+    into.nodes = spec.nodes;
+    into.payload_slot = spec.payload_slot;
+    into.parameters = spec.parameters;
+    into.inputs = spec.inputs;
+    into.scopes = spec.scopes;
+    into.payloads.reserve(spec.payloads.size());
+    for (const Tensor<T>& payload : spec.payloads) {
+        into.payloads.push_back(payload.template convert<U>());
+    }
+    for (std::size_t index = 0; index < spec.nodes.size(); ++index) {
+        if (spec.payload_slot[index] != detail::no_payload &&
+            spec.nodes[index].dtype() == DType::Index) {
+            check_converted_indices(spec.payload(static_cast<std::uint32_t>(index)),
+                                    into.payload(static_cast<std::uint32_t>(index)),
+                                    index);
+        }
+    }
+    converted->parameter_layout = state_->parameter_layout;
+    return detail::GraphAccess::network<U>(std::move(converted));
+}
+
+#define TOPOS_INSTANTIATE_CONVERT(T)                              \
+    template Network<float> Network<T>::convert<float>() const;   \
+    template Network<double> Network<T>::convert<double>() const; \
+    template Network<bf16> Network<T>::convert<bf16>() const;
+TOPOS_INSTANTIATE_CONVERT(float)
+TOPOS_INSTANTIATE_CONVERT(double)
+TOPOS_INSTANTIATE_CONVERT(bf16)
+#undef TOPOS_INSTANTIATE_CONVERT
+
 template class Network<float>;
 template class Network<double>;
+template class Network<bf16>;
 
 }  // namespace topos

@@ -124,7 +124,12 @@ template std::uint32_t append(TapeState<double>&,
                               Opcode,
                               std::span<const std::uint32_t>,
                               const Attributes&);
+template std::uint32_t append(TapeState<bf16>&,
+                              Opcode,
+                              std::span<const std::uint32_t>,
+                              const Attributes&);
 template std::uint32_t append_source(TapeState<float>&, Opcode, Tensor<float>, DType);
 template std::uint32_t append_source(TapeState<double>&, Opcode, Tensor<double>, DType);
+template std::uint32_t append_source(TapeState<bf16>&, Opcode, Tensor<bf16>, DType);
 
 }  // namespace topos::detail

@@ -4,6 +4,7 @@
 // TapeState::check_open (TapeError once the tape is sealed).
 #include "graph/spec.hpp"
 
+#include "core/arithmetic.hpp"
 #include "ops/index.hpp"
 #include <topos/core/error.hpp>
 
@@ -23,22 +24,41 @@ std::string counted(std::size_t count, const char* singular, const char* plural)
     return std::to_string(count) + ' ' + (count == 1 ? singular : plural);
 }
 
+// The largest magnitude up to which T holds every integer: 2^24, 2^53, and 256
+// for bf16, whose eight significant bits make it no type for token ids.
+template <Element T>
+constexpr Arithmetic<T> exact_integer_limit() {
+    if constexpr (std::same_as<T, float>) {
+        return 16777216.0F;
+    } else if constexpr (std::same_as<T, double>) {
+        return 9007199254740992.0;
+    } else {
+        return 256.0F;
+    }
+}
+
 template <Element T>
 void check_indices(const Tensor<T>& indices, const char* reader) {
-    constexpr T exact_limit = std::same_as<T, float> ? T{16777216} : T{9007199254740992.0};
-    for (T value : indices.data()) {
+    using Wide = Arithmetic<T>;
+    constexpr Wide exact_limit = exact_integer_limit<T>();
+    for (const T element : indices.data()) {
+        const Wide value = widen(element);
         const bool in_range = value >= -exact_limit && value <= exact_limit;  // false for NaN
-        if (!in_range || value != static_cast<T>(static_cast<std::int64_t>(value))) {
+        if (!in_range || value != static_cast<Wide>(static_cast<std::int64_t>(value))) {
+            std::string hint = "; feed whole numbers (labels, token ids, positions)";
+            if constexpr (std::same_as<T, bf16>) {
+                hint += ", and where they pass 256, record the tape in float";
+            }
             throw FeedError(std::string(reader) + ": an index input holds integers up to " +
                             std::to_string(static_cast<std::int64_t>(exact_limit)) +
-                            " in magnitude, but got " + index_text(value) +
-                            "; feed whole numbers (labels, token ids, positions)");
+                            " in magnitude, but got " + index_text(value) + hint);
         }
     }
 }
 
 template void check_indices(const Tensor<float>&, const char*);
 template void check_indices(const Tensor<double>&, const char*);
+template void check_indices(const Tensor<bf16>&, const char*);
 
 template <Element T>
 bool Spec<T>::owns(Symbol symbol) const {
@@ -80,7 +100,9 @@ void TapeState<T>::check_open(const char* action) const {
 
 template struct Spec<float>;
 template struct Spec<double>;
+template struct Spec<bf16>;
 template struct TapeState<float>;
 template struct TapeState<double>;
+template struct TapeState<bf16>;
 
 }  // namespace topos::detail

@@ -105,5 +105,6 @@ Network<T> Tape<T>::into_network() && {
 
 template class Tape<float>;
 template class Tape<double>;
+template class Tape<bf16>;
 
 }  // namespace topos

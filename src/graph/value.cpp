@@ -66,8 +66,10 @@ Value<T> constant(const Value<T>& anchor, Tensor<T> payload) {
 
 template class Value<float>;
 template class Value<double>;
+template class Value<bf16>;
 
 template Value<float> detail::constant(const Value<float>&, Tensor<float>);
 template Value<double> detail::constant(const Value<double>&, Tensor<double>);
+template Value<bf16> detail::constant(const Value<bf16>&, Tensor<bf16>);
 
 }  // namespace topos

@@ -204,6 +204,7 @@ Value<T> operator/(std::type_identity_t<T> a, const Value<T>& b) {
     template Value<T> operator/(std::type_identity_t<T>, const Value<T>&);
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

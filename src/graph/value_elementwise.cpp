@@ -112,6 +112,7 @@ TOPOS_UNARY_SPELLINGS(TOPOS_INSTANTIATE_UNARY)
     template Value<T> Value<T>::greater_equal(const Value<T>&) const;
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

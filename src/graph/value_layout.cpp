@@ -203,6 +203,7 @@ Value<T> gather(const Value<T>& table, const Value<T>& indices) {
     template Value<T> gather(const Value<T>&, const Value<T>&);
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 // NOLINTEND(bugprone-macro-parentheses)
 #undef TOPOS_INSTANTIATE
 

@@ -1,6 +1,7 @@
 // The losses recorded over values (include/topos/graph/losses.hpp). Every
 // check runs before the first node is recorded, and names the loss, its
 // operands and the fix.
+#include "core/arithmetic.hpp"
 #include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include "graph/value_helpers.hpp"
@@ -151,11 +152,13 @@ Value<T> huber(const Value<T>& given_a, const Value<T>& given_b, const HuberOpti
     const auto [a, b] = detail::on_one_tape("huber", given_a, given_b);
     check_same_shape("huber", a, b);
     const detail::RecordScope scope(a);
+    using Wide = detail::Arithmetic<T>;
     const T delta = static_cast<T>(options.delta);
+    const T half_delta = static_cast<T>(detail::widen(delta) * Wide{0.5});
     const Value<T> difference = a - b;
     const Value<T> size = difference.abs();
     const Value<T> quadratic = difference.square() * T{0.5};
-    const Value<T> linear = (size - delta * T{0.5}) * delta;
+    const Value<T> linear = (size - half_delta) * delta;
     return reduced(
         where(size.less_equal(detail::constant(size, Tensor<T>(delta))), quadratic, linear),
         options.reduction);
@@ -173,6 +176,7 @@ Value<T> huber(const Value<T>& given_a, const Value<T>& given_b, const HuberOpti
 
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 
 #undef TOPOS_INSTANTIATE
 

@@ -101,5 +101,6 @@ Value<T> Value<T>::matmul(const Value& given_other) const {
 
 template Value<float> Value<float>::matmul(const Value<float>&) const;
 template Value<double> Value<double>::matmul(const Value<double>&) const;
+template Value<bf16> Value<bf16>::matmul(const Value<bf16>&) const;
 
 }  // namespace topos

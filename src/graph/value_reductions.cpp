@@ -147,6 +147,7 @@ Value<T> Value<T>::softmax(std::size_t axis) const {
     template Value<T> Value<T>::softmax(std::size_t) const;
 TOPOS_INSTANTIATE(float)
 TOPOS_INSTANTIATE(double)
+TOPOS_INSTANTIATE(bf16)
 #undef TOPOS_INSTANTIATE
 
 }  // namespace topos

@@ -66,9 +66,25 @@ HloOperation operation(std::string_view name,
 
 void HloBuilder::begin(const HloSite& site) {
     site_ = site;
+    widened_.clear();
     made_.clear();
     made_inside_.clear();
     made_together_.clear();
+}
+
+HloValue HloBuilder::operand(std::size_t i) {
+    const HloValue value = node_values_[site_.operands[i]];
+    if (module_.type_of(value).element != HloElement::Stored) {
+        return value;
+    }
+    for (const auto& [position, widened] : widened_) {
+        if (position == i) {
+            return widened;
+        }
+    }
+    const HloValue widened = convert(value, HloElement::Real);
+    widened_.emplace_back(i, widened);
+    return widened;
 }
 
 HloValue HloBuilder::finish(HloValue result) {
@@ -76,9 +92,13 @@ HloValue HloBuilder::finish(HloValue result) {
         fail("the lowering returned a value it did not make");
     }
     const HloType& type = module_.type_of(result);
-    if (!(type.shape == site_.shape) || type.element != HloElement::Real) {
+    const bool stored = type.element == HloElement::Stored;
+    if (!(type.shape == site_.shape) || !(type.element == HloElement::Real || stored)) {
         fail("the lowering made " + module_.type_text(type) + " for a node of shape " +
              site_.shape.str());
+    }
+    if (!stored && !module_.stored_type.empty()) {
+        result = convert(result, HloElement::Stored);
     }
     const std::string name = 'v' + std::to_string(site_.node);
     std::size_t intermediate = 0;
@@ -140,8 +160,8 @@ HloValue HloBuilder::splat(double value, const Shape& shape) {
     return constant(literal, shape);
 }
 
-HloValue HloBuilder::constant(const std::string& literal, const Shape& shape) {
-    const HloType type{shape, HloElement::Real};
+HloValue HloBuilder::constant(const std::string& literal, const Shape& shape, HloElement element) {
+    const HloType type{shape, element};
     const std::string dense = "dense<" + literal + '>';
     HloOperation op = operation("stablehlo.constant", {}, PrettySyntax::Kind::ResultOnly, dense);
     op.attributes.push_back({"value", dense + " : " + module_.type_text(type)});

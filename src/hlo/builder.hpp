@@ -93,13 +93,17 @@ public:
 
     const HloSite& site() const { return site_; }
 
-    HloValue operand(std::size_t i) const { return node_values_[site_.operands[i]]; }
+    // Operand i in the computing type: a stored bf16 value is converted to f32
+    // (once per node).
+    HloValue operand(std::size_t i);
 
     // The value emitted for any earlier node (a pattern's inputs).
     HloValue value_of(std::uint32_t node) const { return node_values_[node]; }
 
     // Operand i converted to i64, for operations that index with integers.
-    HloValue index_operand(std::size_t i) { return convert(operand(i), HloElement::Integer); }
+    HloValue index_operand(std::size_t i) {
+        return convert(node_values_[site_.operands[i]], HloElement::Integer);
+    }
 
     // By value: appending operations grows the table a reference would point into.
     Shape shape(HloValue value) const { return module_.type_of(value).shape; }
@@ -116,8 +120,11 @@ public:
 
     // A real constant of `shape`, every element `value` (rounded to the plan's type).
     HloValue splat(double value, const Shape& shape);
-    // A real constant from the body of a dense<...> literal.
-    HloValue constant(const std::string& literal, const Shape& shape);
+    // A constant from the body of a dense<...> literal, of the computing type
+    // or (a leaf's payload) the stored one.
+    HloValue constant(const std::string& literal,
+                      const Shape& shape,
+                      HloElement element = HloElement::Real);
 
     HloValue compare(HloComparison direction, HloValue a, HloValue b);
     HloValue select(HloValue predicate, HloValue on_true, HloValue on_false);
@@ -176,8 +183,9 @@ private:
     HloModule& module_;
     std::span<const HloValue> node_values_;
     HloSite site_;
-    std::vector<HloValue> made_;                        // the values made for the current node
-    std::vector<HloValue> made_inside_;                 // those inside its operations' regions
+    std::vector<HloValue> made_;                             // the values made for the current node
+    std::vector<std::pair<std::size_t, HloValue>> widened_;  // operands converted to f32
+    std::vector<HloValue> made_inside_;                      // those inside its operations' regions
     std::vector<std::vector<HloValue>> made_together_;  // the results of multi-result operations
 };
 

@@ -39,6 +39,10 @@ bool same_bits(double a, double b) {
     return detail::bit_cast<std::uint64_t>(a) == detail::bit_cast<std::uint64_t>(b);
 }
 
+bool same_bits(bf16 a, bf16 b) {
+    return a.bits() == b.bits();
+}
+
 // MLIR's lexer reads `1e-05` as an integer and an identifier: a float literal
 // needs a decimal point.
 std::string with_point(std::string text) {
@@ -68,6 +72,18 @@ std::string real_literal(float value) {
     const float parsed = static_cast<float>(std::strtod(text.c_str(), nullptr));
     if (detail::bit_cast<std::uint32_t>(parsed) != detail::bit_cast<std::uint32_t>(value)) {
         return hex_bits(detail::bit_cast<std::uint32_t>(value));
+    }
+    return text;
+}
+
+std::string real_literal(bf16 value) {
+    if (!std::isfinite(static_cast<float>(value))) {
+        return hex_bits(value.bits());
+    }
+    std::string text = with_point(to_string(value));
+    // MLIR parses the decimal as a double and rounds that to bf16.
+    if (bf16(std::strtod(text.c_str(), nullptr)).bits() != value.bits()) {
+        return hex_bits(value.bits());
     }
     return text;
 }
@@ -117,5 +133,6 @@ std::string dense_literal(std::span<const T> values, const Shape& shape) {
 
 template std::string dense_literal(std::span<const float>, const Shape&);
 template std::string dense_literal(std::span<const double>, const Shape&);
+template std::string dense_literal(std::span<const bf16>, const Shape&);
 
 }  // namespace topos::detail

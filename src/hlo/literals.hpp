@@ -5,6 +5,7 @@
 // differently through MLIR's parser (decimal to double, then to float).
 #pragma once
 
+#include <topos/core/bf16.hpp>
 #include <topos/core/shape.hpp>
 
 #include <span>
@@ -14,6 +15,7 @@ namespace topos::detail {
 
 std::string real_literal(float value);
 std::string real_literal(double value);
+std::string real_literal(bf16 value);
 
 // The body of `dense<...>`: one literal for a rank-0 tensor or when every
 // element has the same bits (a splat), nested brackets otherwise, nothing for

@@ -30,6 +30,9 @@ std::string HloModule::type_text(const HloType& type) const {
         case HloElement::Real:
             text += real_type;
             break;
+        case HloElement::Stored:
+            text += stored_type;
+            break;
         case HloElement::Bool:
             text += "i1";
             break;

@@ -13,10 +13,13 @@
 
 namespace topos::detail {
 
-// Element kinds: the plan's real type (f32 or f64), i1 for masks, i64 for
-// indices StableHLO needs as integers.
+// Element kinds: the type the plan computes in (f32 or f64), the type it
+// stores values in where that differs (bf16, widened to f32 for every
+// operation and rounded back after it), i1 for masks, i64 for indices
+// StableHLO needs as integers.
 enum class HloElement : std::uint8_t {
     Real,
+    Stored,
     Bool,
     Integer,
 };
@@ -77,6 +80,7 @@ struct HloBlock {
 
 struct HloModule {
     std::string real_type;           // `f32` or `f64`
+    std::string stored_type;         // `bf16`, or empty where values are stored as computed
     std::vector<std::string> names;  // by value id, without the `%`
     std::vector<HloType> types;      // by value id
     HloBlock main;                   // @main's arguments and operations

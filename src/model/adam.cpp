@@ -25,7 +25,7 @@ Adam::Adam(AdamOptions options, bool decoupled) : options_(options), decoupled_(
     }
 }
 
-template <Element T>
+template <ComputeElement T>
 AdamState<T> Adam::start(const Parameters<T>& parameters) const {
     return {.steps = 0,
             .first_moment = detail::zeros_like(parameters),
@@ -37,7 +37,7 @@ namespace {
 // What one slot's update reads and writes: the pure step writes fresh
 // buffers; an in-place step passes each next_ pointer equal to the one it
 // replaces.
-template <Element T>
+template <ComputeElement T>
 struct AdamSlot {
     const T* parameter;
     const T* gradient;
@@ -57,7 +57,7 @@ struct AdamStep {
     double shrink;            // AdamW's decay, applied to the parameter
 };
 
-template <Element T>
+template <ComputeElement T>
 struct AdamElement {
     T parameter;
     T first;
@@ -65,7 +65,7 @@ struct AdamElement {
 };
 
 // One element's step, in double, rounded to T where it is stored.
-template <Element T>
+template <ComputeElement T>
 AdamElement<T> adam_element(
     const AdamOptions& o, const AdamStep& k, T parameter, T gradient, T first, T second) {
     const double p = parameter;
@@ -84,7 +84,7 @@ AdamElement<T> adam_element(
 // correctly rounded in vector lanes, so the same bits). The in-place form
 // reads and writes through the same pointers, so compilers see that an
 // element is read before it is replaced and give the loop lanes.
-template <Element T>
+template <ComputeElement T>
 void update(const AdamOptions& o, const AdamStep& k, const AdamSlot<T>& s, std::size_t count) {
     const bool in_place =
         s.next_parameter == s.parameter && s.next_first == s.first && s.next_second == s.second;
@@ -112,7 +112,7 @@ void update(const AdamOptions& o, const AdamStep& k, const AdamSlot<T>& s, std::
     });
 }
 
-template <Element T>
+template <ComputeElement T>
 void check_parts(const Parameters<T>& parameters,
                  const Parameters<T>& gradients,
                  const AdamState<T>& state) {
@@ -131,7 +131,7 @@ AdamStep constants(const AdamOptions& o, bool decoupled, std::uint64_t t, double
 
 }  // namespace
 
-template <Element T>
+template <ComputeElement T>
 Stepped<T, AdamState<T>> Adam::step(const Parameters<T>& parameters,
                                     const Parameters<T>& gradients,
                                     const AdamState<T>& state,
@@ -157,7 +157,7 @@ Stepped<T, AdamState<T>> Adam::step(const Parameters<T>& parameters,
              .second_moment = std::move(next_v).adopt()}};
 }
 
-template <Element T>
+template <ComputeElement T>
 void Adam::step_in_place(Parameters<T>& parameters,
                          const Parameters<T>& gradients,
                          AdamState<T>& state,

@@ -109,5 +109,6 @@ std::string CausalSelfAttention<T>::describe() const {
 
 template class CausalSelfAttention<float>;
 template class CausalSelfAttention<double>;
+template class CausalSelfAttention<bf16>;
 
 }  // namespace topos

@@ -112,5 +112,6 @@ std::size_t elements_per_channel(const Shape& input) {
 
 template class BatchNorm<float>;
 template class BatchNorm<double>;
+template class BatchNorm<bf16>;
 
 }  // namespace topos

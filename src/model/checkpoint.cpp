@@ -407,13 +407,13 @@ Parameters<T> load(const std::filesystem::path& path, const Network<T>& network)
     return load_parameters(source, network);
 }
 
-template <Element T>
+template <ComputeElement T>
 optim::SgdState<T> load_sgd_state(const std::filesystem::path& path, const Network<T>& network) {
     FileSource source(path);
     return load_sgd(source, network);
 }
 
-template <Element T>
+template <ComputeElement T>
 optim::AdamState<T> load_adam_state(const std::filesystem::path& path, const Network<T>& network) {
     FileSource source(path);
     return load_adam(source, network);
@@ -427,7 +427,7 @@ Parameters<T> load_from_bytes(std::span<const std::byte> bytes,
     return load_parameters(source, network);
 }
 
-template <Element T>
+template <ComputeElement T>
 optim::SgdState<T> load_sgd_state_from_bytes(std::span<const std::byte> bytes,
                                              const Network<T>& network,
                                              const std::string& origin) {
@@ -435,7 +435,7 @@ optim::SgdState<T> load_sgd_state_from_bytes(std::span<const std::byte> bytes,
     return load_sgd(source, network);
 }
 
-template <Element T>
+template <ComputeElement T>
 optim::AdamState<T> load_adam_state_from_bytes(std::span<const std::byte> bytes,
                                                const Network<T>& network,
                                                const std::string& origin) {
@@ -445,6 +445,7 @@ optim::AdamState<T> load_adam_state_from_bytes(std::span<const std::byte> bytes,
 
 template void save(const std::filesystem::path&, const Parameters<float>&);
 template void save(const std::filesystem::path&, const Parameters<double>&);
+template void save(const std::filesystem::path&, const Parameters<bf16>&);
 template void save(const std::filesystem::path&,
                    const Parameters<float>&,
                    const optim::SgdState<float>&);
@@ -459,6 +460,7 @@ template void save(const std::filesystem::path&,
                    const optim::AdamState<double>&);
 template Parameters<float> load(const std::filesystem::path&, const Network<float>&);
 template Parameters<double> load(const std::filesystem::path&, const Network<double>&);
+template Parameters<bf16> load(const std::filesystem::path&, const Network<bf16>&);
 template optim::SgdState<float> load_sgd_state(const std::filesystem::path&, const Network<float>&);
 template optim::SgdState<double> load_sgd_state(const std::filesystem::path&,
                                                 const Network<double>&);
@@ -473,6 +475,9 @@ template Parameters<float> load_from_bytes(std::span<const std::byte>,
 template Parameters<double> load_from_bytes(std::span<const std::byte>,
                                             const Network<double>&,
                                             const std::string&);
+template Parameters<bf16> load_from_bytes(std::span<const std::byte>,
+                                          const Network<bf16>&,
+                                          const std::string&);
 template optim::SgdState<float> load_sgd_state_from_bytes(std::span<const std::byte>,
                                                           const Network<float>&,
                                                           const std::string&);

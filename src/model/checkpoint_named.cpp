@@ -213,5 +213,9 @@ template Parameters<double> load(const std::filesystem::path&,
                                  const Network<double>&,
                                  const std::vector<NamedParameter>&,
                                  NamedLoadOptions);
+template Parameters<bf16> load(const std::filesystem::path&,
+                               const Network<bf16>&,
+                               const std::vector<NamedParameter>&,
+                               NamedLoadOptions);
 
 }  // namespace topos::checkpoint

@@ -10,7 +10,7 @@
 
 namespace topos::optim {
 
-template <Element T>
+template <ComputeElement T>
 double global_norm(const Parameters<T>& gradients) {
     double squares = 0;
     for (const Tensor<T>& gradient : gradients.values()) {
@@ -21,7 +21,7 @@ double global_norm(const Parameters<T>& gradients) {
     return std::sqrt(squares);
 }
 
-template <Element T>
+template <ComputeElement T>
 Clipped<T> clip_by_global_norm(const Parameters<T>& gradients, double max_norm) {
     if (!(max_norm >= 0)) {
         throw Error("clip_by_global_norm needs a max_norm >= 0; got " + std::to_string(max_norm));

@@ -41,5 +41,6 @@ std::string Conv2d<T>::describe() const {
 
 template class Conv2d<float>;
 template class Conv2d<double>;
+template class Conv2d<bf16>;
 
 }  // namespace topos

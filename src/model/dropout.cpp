@@ -43,5 +43,6 @@ std::string Dropout<T>::describe() const {
 
 template class Dropout<float>;
 template class Dropout<double>;
+template class Dropout<bf16>;
 
 }  // namespace topos

@@ -23,5 +23,6 @@ std::string Embedding<T>::describe() const {
 
 template class Embedding<float>;
 template class Embedding<double>;
+template class Embedding<bf16>;
 
 }  // namespace topos

@@ -550,5 +550,6 @@ std::string Function<T>::describe() const {
 
 template class Function<float>;
 template class Function<double>;
+template class Function<bf16>;
 
 }  // namespace topos

@@ -151,11 +151,15 @@ Made<DropoutMask> DropoutMask::operator()(const Shape& shape) {
 
 template Tensor<float> Uniform::make<float>(const Shape&);
 template Tensor<double> Uniform::make<double>(const Shape&);
+template Tensor<bf16> Uniform::make<bf16>(const Shape&);
 template Tensor<float> Normal::make<float>(const Shape&);
 template Tensor<double> Normal::make<double>(const Shape&);
+template Tensor<bf16> Normal::make<bf16>(const Shape&);
 template Tensor<float> Scaled::make<float>(const Shape&);
 template Tensor<double> Scaled::make<double>(const Shape&);
+template Tensor<bf16> Scaled::make<bf16>(const Shape&);
 template Tensor<float> DropoutMask::make<float>(const Shape&);
 template Tensor<double> DropoutMask::make<double>(const Shape&);
+template Tensor<bf16> DropoutMask::make<bf16>(const Shape&);
 
 }  // namespace topos::init

@@ -52,5 +52,6 @@ std::string LayerNorm<T>::describe() const {
 
 template class LayerNorm<float>;
 template class LayerNorm<double>;
+template class LayerNorm<bf16>;
 
 }  // namespace topos

@@ -24,5 +24,6 @@ std::string MaxPool2d<T>::describe() const {
 
 template class MaxPool2d<float>;
 template class MaxPool2d<double>;
+template class MaxPool2d<bf16>;
 
 }  // namespace topos

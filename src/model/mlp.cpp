@@ -118,9 +118,12 @@ std::string Mlp<T>::describe() const {
 
 template Value<float> activate(const Value<float>&, Activation);
 template Value<double> activate(const Value<double>&, Activation);
+template Value<bf16> activate(const Value<bf16>&, Activation);
 template class Linear<float>;
 template class Linear<double>;
+template class Linear<bf16>;
 template class Mlp<float>;
 template class Mlp<double>;
+template class Mlp<bf16>;
 
 }  // namespace topos

@@ -20,7 +20,7 @@ Sgd::Sgd(SgdOptions options) : options_(options) {
     }
 }
 
-template <Element T>
+template <ComputeElement T>
 SgdState<T> Sgd::start(const Parameters<T>& parameters) const {
     return {.steps = 0, .momentum = detail::zeros_like(parameters)};
 }
@@ -30,7 +30,7 @@ namespace {
 // What one slot's update reads and writes: the pure step writes fresh
 // buffers; an in-place step passes each next_ pointer equal to the one it
 // replaces.
-template <Element T>
+template <ComputeElement T>
 struct SgdSlot {
     const T* parameter;
     const T* gradient;
@@ -39,14 +39,14 @@ struct SgdSlot {
     T* next_momentum;
 };
 
-template <Element T>
+template <ComputeElement T>
 struct SgdElement {
     T parameter;
     T momentum;
 };
 
 // One element's step, in double, rounded to T where it is stored.
-template <Element T>
+template <ComputeElement T>
 SgdElement<T> sgd_element(
     const SgdOptions& o, double learning_rate, T parameter, T gradient, T momentum) {
     const double mu = o.momentum;
@@ -64,7 +64,7 @@ SgdElement<T> sgd_element(
 // copy of its loop where the processor has it. The in-place form reads and
 // writes through the same pointers, so compilers see that an element is read
 // before it is replaced and give the loop lanes.
-template <Element T>
+template <ComputeElement T>
 void update(const SgdOptions& o, double learning_rate, const SgdSlot<T>& s, std::size_t count) {
     const bool in_place = s.next_parameter == s.parameter && s.next_momentum == s.momentum;
     detail::for_each_chunk(count, [&](std::size_t begin, std::size_t end) {
@@ -88,7 +88,7 @@ void update(const SgdOptions& o, double learning_rate, const SgdSlot<T>& s, std:
     });
 }
 
-template <Element T>
+template <ComputeElement T>
 void check_parts(const Parameters<T>& parameters,
                  const Parameters<T>& gradients,
                  const SgdState<T>& state) {
@@ -98,7 +98,7 @@ void check_parts(const Parameters<T>& parameters,
 
 }  // namespace
 
-template <Element T>
+template <ComputeElement T>
 Stepped<T, SgdState<T>> Sgd::step(const Parameters<T>& parameters,
                                   const Parameters<T>& gradients,
                                   const SgdState<T>& state,
@@ -118,7 +118,7 @@ Stepped<T, SgdState<T>> Sgd::step(const Parameters<T>& parameters,
             {.steps = state.steps + 1, .momentum = std::move(next_momentum).adopt()}};
 }
 
-template <Element T>
+template <ComputeElement T>
 void Sgd::step_in_place(Parameters<T>& parameters,
                         const Parameters<T>& gradients,
                         SgdState<T>& state,

@@ -18,7 +18,7 @@
 
 namespace topos::detail {
 
-template <Element T>
+template <ComputeElement T>
 void check_same_network(const Parameters<T>& parameters,
                         const Parameters<T>& other,
                         const std::string& what) {
@@ -30,7 +30,7 @@ void check_same_network(const Parameters<T>& parameters,
     }
 }
 
-template <Element T>
+template <ComputeElement T>
 Parameters<T> zeros_like(const Parameters<T>& parameters) {
     std::vector<Tensor<T>> zeros;
     for (const Tensor<T>& value : parameters.values()) {
@@ -41,7 +41,7 @@ Parameters<T> zeros_like(const Parameters<T>& parameters) {
 
 // Fresh buffers, one per slot of `like`, that a pure step writes and then
 // hands to a Parameters of the same network (adopt).
-template <Element T>
+template <ComputeElement T>
 class FreshSlots {
 public:
     explicit FreshSlots(const Parameters<T>& like) : like_(like) {
@@ -69,7 +69,7 @@ private:
 
 // The elements of one slot of `parameters` to overwrite in place: its own
 // buffer, or a copy where another Parameters still shares the tensor.
-template <Element T>
+template <ComputeElement T>
 T* writable_slot(Parameters<T>& parameters, std::size_t slot) {
     return TensorAccess::writable(RunAccess::values(parameters)[slot]).data();
 }

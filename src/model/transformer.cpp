@@ -52,5 +52,6 @@ std::string TransformerBlock<T>::describe() const {
 
 template class TransformerBlock<float>;
 template class TransformerBlock<double>;
+template class TransformerBlock<bf16>;
 
 }  // namespace topos

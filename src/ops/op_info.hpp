@@ -259,6 +259,11 @@ enum class ExpLogRows : std::uint8_t {
     LogSoftmax,
 };
 
+// The kernel of every bf16 node: widens its operands to float (exact), runs the
+// node's float kernel and rounds each element of the result once to bf16 (the
+// bf16 contract of docs/exact-math.md).
+void widened_kernel(const NodeView& node, std::span<const View<bf16>> operands, bf16* out);
+
 struct OpInfo {
     Opcode opcode{};
     OpKind kind{};
@@ -304,12 +309,16 @@ struct OpInfo {
         return result.elements() != 0 || index_operands != 0;
     }
 
+    // A bf16 node's kernel is float's on widened operands, rounded once
+    // (widened_kernel).
     template <Element T>
     Kernel<T> kernel() const {
         if constexpr (std::same_as<T, float>) {
             return kernel_f32;
-        } else {
+        } else if constexpr (std::same_as<T, double>) {
             return kernel_f64;
+        } else {
+            return kernel_f32 != nullptr ? widened_kernel : nullptr;
         }
     }
 };

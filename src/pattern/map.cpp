@@ -51,8 +51,10 @@ struct MapGeometry {
         Kernel<T> kernel() const {
             if constexpr (std::same_as<T, float>) {
                 return kernels.f32;
-            } else {
+            } else if constexpr (std::same_as<T, double>) {
                 return kernels.f64;
+            } else {
+                return nullptr;
             }
         }
     };

@@ -72,12 +72,16 @@ struct PatternRow {
     // plan whose build holds a device leaves such a match unelected there.
     bool yields_to_a_device = false;
 
+    // None for bf16: a fused kernel keeps its interior values in float, where
+    // the bf16 contract rounds each node's value.
     template <Element T>
     FusedKernel<T> kernel() const {
         if constexpr (std::same_as<T, float>) {
             return kernel_f32;
-        } else {
+        } else if constexpr (std::same_as<T, double>) {
             return kernel_f64;
+        } else {
+            return nullptr;
         }
     }
 };

@@ -63,12 +63,15 @@ struct Server {
     FusedKernel<float> match_kernel_f32 = nullptr;
     FusedKernel<double> match_kernel_f64 = nullptr;
 
+    // Null where it has none of this element type (every backend for bf16).
     template <Element T>
     Kernel<T> kernel() const {
         if constexpr (std::same_as<T, float>) {
             return kernel_f32;
-        } else {
+        } else if constexpr (std::same_as<T, double>) {
             return kernel_f64;
+        } else {
+            return nullptr;
         }
     }
 
@@ -76,8 +79,10 @@ struct Server {
     FusedKernel<T> match_kernel() const {
         if constexpr (std::same_as<T, float>) {
             return match_kernel_f32;
-        } else {
+        } else if constexpr (std::same_as<T, double>) {
             return match_kernel_f64;
+        } else {
+            return nullptr;
         }
     }
 };

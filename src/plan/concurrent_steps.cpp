@@ -205,5 +205,6 @@ void group_concurrent_steps(PlanState<T>& plan, std::size_t min_work) {
 
 template void group_concurrent_steps(PlanState<float>&, std::size_t);
 template void group_concurrent_steps(PlanState<double>&, std::size_t);
+template void group_concurrent_steps(PlanState<bf16>&, std::size_t);
 
 }  // namespace topos::detail

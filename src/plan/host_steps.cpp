@@ -186,11 +186,15 @@ void tally_kernel_step(const Step<T>& step) {
 
 template struct HostMemory<float>;
 template struct HostMemory<double>;
+template struct HostMemory<bf16>;
 template void run_host_step(const HostMemory<float>&, const Step<float>&);
 template void run_host_step(const HostMemory<double>&, const Step<double>&);
+template void run_host_step(const HostMemory<bf16>&, const Step<bf16>&);
 template void run_host_steps_at_once(const HostMemory<float>&, std::span<const Step<float>>);
 template void run_host_steps_at_once(const HostMemory<double>&, std::span<const Step<double>>);
+template void run_host_steps_at_once(const HostMemory<bf16>&, std::span<const Step<bf16>>);
 template void tally_kernel_step(const Step<float>&);
 template void tally_kernel_step(const Step<double>&);
+template void tally_kernel_step(const Step<bf16>&);
 
 }  // namespace topos::detail

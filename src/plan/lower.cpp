@@ -177,7 +177,7 @@ const Server* server_for(const Node& node, const std::vector<Node>& nodes, Numer
     }
     for (const Server* server : servers()) {
         const bool allowed = numerics == Numerics::Fast || server->fidelity == Fidelity::Exact;
-        if (allowed && server->serves != nullptr &&
+        if (allowed && server->serves != nullptr && server->template kernel<T>() != nullptr &&
             server->serves(
                 node, std::span<const Shape>(shapes.data(), operands.size()), precision_of<T>())) {
             return server;
@@ -193,6 +193,7 @@ const Server* server_for_match(const Match& match, Numerics numerics) {
     for (const Server* server : servers()) {
         const bool allowed = numerics == Numerics::Fast || server->fidelity == Fidelity::Exact;
         if (allowed && server->serves_match != nullptr &&
+            server->template match_kernel<T>() != nullptr &&
             server->serves_match(match, precision_of<T>())) {
             return server;
         }
@@ -268,9 +269,11 @@ void build_steps(PlanState<T>& plan, const std::vector<Location>& where) {
 // The device executor of the first backend that takes the plan, if any.
 template <Element T>
 const DeviceExecutor* executor_for(const PlanState<T>& plan) {
-    for (const Server* server : servers()) {
-        if (server->device != nullptr && server->device->takes(plan)) {
-            return server->device;
+    if constexpr (ComputeElement<T>) {
+        for (const Server* server : servers()) {
+            if (server->device != nullptr && server->device->takes(plan)) {
+                return server->device;
+            }
         }
     }
     return nullptr;
@@ -423,12 +426,15 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     const std::vector<bool>& retained = kept.retained;
     plan.readable = declared_values.size();
     plan.schedule = schedule_of(nodes, kept.scheduled);
+    // A bf16 plan runs node by node: a fused kernel would keep its interior
+    // values in float, where the contract rounds each node's value.
+    const bool elects = entry.elects_patterns() && ComputeElement<T>;
     std::vector<Match> matches;
-    if (entry.elects_patterns()) {
+    if (elects) {
         matches = without_host_transposes(find_matches(nodes, kept.scheduled), entry.numerics());
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
-    if (entry.elects_patterns()) {
+    if (elects) {
         elect_maps(plan.elections,
                    nodes,
                    plan.schedule,
@@ -456,5 +462,6 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
 
 template PlanState<float> lower_entry(const Entry<float>&);
 template PlanState<double> lower_entry(const Entry<double>&);
+template PlanState<bf16> lower_entry(const Entry<bf16>&);
 
 }  // namespace topos::detail

@@ -89,9 +89,11 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
 // may run at once as one region on the library's threads.
 template <Element T>
 void execute(const detail::HostMemory<T>& memory) {
-    if (memory.plan.executor != nullptr) {
-        memory.plan.executor->execute(memory);
-        return;
+    if constexpr (ComputeElement<T>) {
+        if (memory.plan.executor != nullptr) {
+            memory.plan.executor->execute(memory);
+            return;
+        }
     }
     const std::span<const detail::Step<T>> steps = memory.plan.steps;
     auto group = memory.plan.concurrent.begin();
@@ -290,7 +292,9 @@ Plan<T> Entry<T>::lower() const {
 
 template class Plan<float>;
 template class Plan<double>;
+template class Plan<bf16>;
 template Plan<float> Entry<float>::lower() const;
 template Plan<double> Entry<double>::lower() const;
+template Plan<bf16> Entry<bf16>::lower() const;
 
 }  // namespace topos

@@ -6,6 +6,7 @@
 // through a hash of opcode, operands and size.
 #include "plan/simplify.hpp"
 
+#include "core/arithmetic.hpp"
 #include "core/bit_cast.hpp"
 #include "graph/node_view.hpp"
 #include "ops/op_info.hpp"
@@ -23,8 +24,12 @@ namespace {
 // Whether two elements are the same bits (-0 is not +0; NaNs compare by payload).
 template <Element T>
 bool same_bits(T a, T b) {
-    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-    return bit_cast<Bits>(a) == bit_cast<Bits>(b);
+    if constexpr (std::same_as<T, bf16>) {
+        return a.bits() == b.bits();
+    } else {
+        using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+        return bit_cast<Bits>(a) == bit_cast<Bits>(b);
+    }
 }
 
 template <Element T>
@@ -49,10 +54,11 @@ public:
         }
     }
 
-    bool is_one(std::uint32_t node) const { return fill_[node] && *fill_[node] == T{1}; }
+    bool is_one(std::uint32_t node) const { return fill_[node] && widen(*fill_[node]) == 1; }
 
     bool is_zero(std::uint32_t node, bool negative) const {
-        return fill_[node] && *fill_[node] == T{0} && std::signbit(*fill_[node]) == negative;
+        return fill_[node] && widen(*fill_[node]) == 0 &&
+               std::signbit(widen(*fill_[node])) == negative;
     }
 
 private:
@@ -198,5 +204,6 @@ Simplified simplify(const Spec<T>& spec, const std::vector<bool>& considered) {
 
 template Simplified simplify(const Spec<float>&, const std::vector<bool>&);
 template Simplified simplify(const Spec<double>&, const std::vector<bool>&);
+template Simplified simplify(const Spec<bf16>&, const std::vector<bool>&);
 
 }  // namespace topos::detail

@@ -124,9 +124,12 @@ Entry<T> Network<T>::entry(const std::vector<Symbol>& roots) const {
 
 template class Entry<float>;
 template class Entry<double>;
+template class Entry<bf16>;
 template Entry<float> Network<float>::entry(std::initializer_list<Symbol>) const;
 template Entry<double> Network<double>::entry(std::initializer_list<Symbol>) const;
+template Entry<bf16> Network<bf16>::entry(std::initializer_list<Symbol>) const;
 template Entry<float> Network<float>::entry(const std::vector<Symbol>&) const;
 template Entry<double> Network<double>::entry(const std::vector<Symbol>&) const;
+template Entry<bf16> Network<bf16>::entry(const std::vector<Symbol>&) const;
 
 }  // namespace topos

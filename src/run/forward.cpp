@@ -55,13 +55,18 @@ Run<T> Network<T>::forward(const Parameters<T>& parameters, std::span<const Feed
 
 template Parameters<float> Network<float>::parameters() const;
 template Parameters<double> Network<double>::parameters() const;
+template Parameters<bf16> Network<bf16>::parameters() const;
 template Run<float> Network<float>::forward(const Parameters<float>&,
                                             std::initializer_list<Feed<float>>) const;
 template Run<double> Network<double>::forward(const Parameters<double>&,
                                               std::initializer_list<Feed<double>>) const;
+template Run<bf16> Network<bf16>::forward(const Parameters<bf16>&,
+                                          std::initializer_list<Feed<bf16>>) const;
 template Run<float> Network<float>::forward(const Parameters<float>&,
                                             std::span<const Feed<float>>) const;
 template Run<double> Network<double>::forward(const Parameters<double>&,
                                               std::span<const Feed<double>>) const;
+template Run<bf16> Network<bf16>::forward(const Parameters<bf16>&,
+                                          std::span<const Feed<bf16>>) const;
 
 }  // namespace topos

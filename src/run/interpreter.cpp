@@ -117,8 +117,10 @@ std::vector<Tensor<T>> interpret(const Spec<T>& spec,
 
 template void check_feed(const Spec<float>&, const Feed<float>&);
 template void check_feed(const Spec<double>&, const Feed<double>&);
+template void check_feed(const Spec<bf16>&, const Feed<bf16>&);
 template Tensor<float> evaluate_node(const Node&, std::span<const Tensor<float>* const>);
 template Tensor<double> evaluate_node(const Node&, std::span<const Tensor<double>* const>);
+template Tensor<bf16> evaluate_node(const Node&, std::span<const Tensor<bf16>* const>);
 template std::vector<const Tensor<float>*> source_values(const Spec<float>&,
                                                          const ParameterLayout&,
                                                          const Parameters<float>&,
@@ -127,6 +129,10 @@ template std::vector<const Tensor<double>*> source_values(const Spec<double>&,
                                                           const ParameterLayout&,
                                                           const Parameters<double>&,
                                                           std::span<const Feed<double>>);
+template std::vector<const Tensor<bf16>*> source_values(const Spec<bf16>&,
+                                                        const ParameterLayout&,
+                                                        const Parameters<bf16>&,
+                                                        std::span<const Feed<bf16>>);
 template std::vector<Tensor<float>> interpret(const Spec<float>&,
                                               const ParameterLayout&,
                                               const Parameters<float>&,
@@ -137,5 +143,10 @@ template std::vector<Tensor<double>> interpret(const Spec<double>&,
                                                const Parameters<double>&,
                                                std::span<const Feed<double>>,
                                                const std::vector<bool>&);
+template std::vector<Tensor<bf16>> interpret(const Spec<bf16>&,
+                                             const ParameterLayout&,
+                                             const Parameters<bf16>&,
+                                             std::span<const Feed<bf16>>,
+                                             const std::vector<bool>&);
 
 }  // namespace topos::detail

@@ -77,5 +77,6 @@ void Parameters<T>::check_same_slots(const Parameters& other) const {
 
 template class Parameters<float>;
 template class Parameters<double>;
+template class Parameters<bf16>;
 
 }  // namespace topos

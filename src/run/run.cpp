@@ -81,7 +81,9 @@ Parameters<T> Field<T>::parameters(const Parameters<T>& like) const {
 
 template class Run<float>;
 template class Run<double>;
+template class Run<bf16>;
 template class Field<float>;
 template class Field<double>;
+template class Field<bf16>;
 
 }  // namespace topos

@@ -17,6 +17,8 @@ std::string_view name_of(Precision precision) {
             return "f32";
         case Precision::F64:
             return "f64";
+        case Precision::BF16:
+            return "bf16";
     }
     return "?";
 }

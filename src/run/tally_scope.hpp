@@ -28,7 +28,13 @@ Tally* active_tally();
 
 template <Element T>
 constexpr Precision precision_of() {
-    return std::same_as<T, float> ? Precision::F32 : Precision::F64;
+    if constexpr (std::same_as<T, float>) {
+        return Precision::F32;
+    } else if constexpr (std::same_as<T, double>) {
+        return Precision::F64;
+    } else {
+        return Precision::BF16;
+    }
 }
 
 // Who the reference kernels are in a tally.

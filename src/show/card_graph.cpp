@@ -237,11 +237,15 @@ Html card(const Entry<T>& entry) {
 
 template Html card(const Tape<float>&);
 template Html card(const Tape<double>&);
+template Html card(const Tape<bf16>&);
 template Html card(const Network<float>&);
 template Html card(const Network<double>&);
+template Html card(const Network<bf16>&);
 template Html card(const Plan<float>&);
 template Html card(const Plan<double>&);
+template Html card(const Plan<bf16>&);
 template Html card(const Entry<float>&);
 template Html card(const Entry<double>&);
+template Html card(const Entry<bf16>&);
 
 }  // namespace topos::show

@@ -116,7 +116,9 @@ Html module_card(const ModuleReading<T>& module) {
 
 template Html card(const Function<float>&);
 template Html card(const Function<double>&);
+template Html card(const Function<bf16>&);
 template Html module_card(const ModuleReading<float>&);
 template Html module_card(const ModuleReading<double>&);
+template Html module_card(const ModuleReading<bf16>&);
 
 }  // namespace topos::show

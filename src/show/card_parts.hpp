@@ -4,6 +4,7 @@
 // what it shows.
 #pragma once
 
+#include "core/arithmetic.hpp"
 #include "core/float_text.hpp"
 #include <topos/core/tensor.hpp>
 #include <topos/show/html.hpp>
@@ -27,7 +28,13 @@ inline constexpr std::size_t rows_at_each_end = 100;
 
 template <Element T>
 constexpr std::string_view type_name() {
-    return std::is_same_v<T, float> ? "float" : "double";
+    if constexpr (std::is_same_v<T, float>) {
+        return "float";
+    } else if constexpr (std::is_same_v<T, double>) {
+        return "double";
+    } else {
+        return "bf16";
+    }
 }
 
 // "Run<float>", "Network<double>": the card's first line.
@@ -39,10 +46,14 @@ inline std::string header(std::string_view kind, std::string_view type) {
 // The shortest decimal that reads back as `value` in T (as Tensor::str writes it).
 template <Element T>
 std::string shortest(T value) {
-    std::array<char, 64> buffer{};
-    const auto result =
-        topos::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return {buffer.data(), result.ptr};
+    if constexpr (std::is_same_v<T, bf16>) {
+        return to_string(value);
+    } else {
+        std::array<char, 64> buffer{};
+        const auto result =
+            topos::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+        return {buffer.data(), result.ptr};
+    }
 }
 
 // A derived quantity (a mean, a bin edge): six significant digits.
@@ -59,8 +70,8 @@ struct Statistics {
     std::size_t finite = 0;
     std::size_t nan = 0;
     std::size_t infinite = 0;
-    T min = 0;
-    T max = 0;
+    T min{};
+    T max{};
     double mean = 0;
 
     std::size_t nonfinite() const { return nan + infinite; }
@@ -72,14 +83,14 @@ Statistics<T> statistics(std::span<const T> values) {
     // long double: a sum of large finite doubles must not overflow to infinity.
     long double sum = 0;
     for (const T value : values) {
-        if (std::isnan(value)) {
+        if (std::isnan(topos::detail::widen(value))) {
             ++result.nan;
-        } else if (std::isinf(value)) {
+        } else if (std::isinf(topos::detail::widen(value))) {
             ++result.infinite;
         } else {
             result.min = result.finite == 0 ? value : std::min(result.min, value);
             result.max = result.finite == 0 ? value : std::max(result.max, value);
-            sum += value;
+            sum += topos::detail::widen(value);
             ++result.finite;
         }
     }

@@ -176,13 +176,18 @@ Html card(const Adjoints<T>& adjoints) {
 
 template Html card(const Run<float>&);
 template Html card(const Run<double>&);
+template Html card(const Run<bf16>&);
 template Html card(const Field<float>&);
 template Html card(const Field<double>&);
+template Html card(const Field<bf16>&);
 template Html card(const Parameters<float>&);
 template Html card(const Parameters<double>&);
+template Html card(const Parameters<bf16>&);
 template Html card(const Parameters<float>&, const std::vector<NamedParameter>&);
 template Html card(const Parameters<double>&, const std::vector<NamedParameter>&);
+template Html card(const Parameters<bf16>&, const std::vector<NamedParameter>&);
 template Html card(const Adjoints<float>&);
 template Html card(const Adjoints<double>&);
+template Html card(const Adjoints<bf16>&);
 
 }  // namespace topos::show

@@ -77,20 +77,22 @@ constexpr const char* positive_colour = "178,24,43,";   // red
 // zero shows at least a faint tint of its sign's colour.
 template <Element T>
 std::string shade(T value, const Statistics<T>& stats) {
-    const long double magnitude = std::max(std::fabs(static_cast<long double>(stats.min)),
-                                           std::fabs(static_cast<long double>(stats.max)));
-    if (value == 0 || !(magnitude > 0)) {
+    const long double magnitude =
+        std::max(std::fabs(static_cast<long double>(topos::detail::widen(stats.min))),
+                 std::fabs(static_cast<long double>(topos::detail::widen(stats.max))));
+    if (topos::detail::widen(value) == 0 || !(magnitude > 0)) {
         return "background:none";
     }
-    const auto fraction =
-        static_cast<double>(std::fabs(static_cast<long double>(value)) / magnitude);
-    return std::string("background:rgba(") + (value < 0 ? negative_colour : positive_colour) +
+    const auto fraction = static_cast<double>(
+        std::fabs(static_cast<long double>(topos::detail::widen(value))) / magnitude);
+    return std::string("background:rgba(") +
+           (topos::detail::widen(value) < 0 ? negative_colour : positive_colour) +
            two_decimals(0.08 + 0.52 * std::min(fraction, 1.0)) + ")";
 }
 
 template <Element T>
 std::string value_cell(T value, const Statistics<T>& stats) {
-    if (!std::isfinite(value)) {
+    if (!std::isfinite(topos::detail::widen(value))) {
         return "<td class=\"nonfinite\">" + shortest(value) + "</td>";
     }
     return "<td style=\"" + shade(value, stats) + "\">" + shortest(value) + "</td>";
@@ -148,13 +150,15 @@ std::string small_payload(const Tensor<T>& tensor, const Statistics<T>& stats) {
 template <Element T>
 std::vector<std::size_t> bin_counts(std::span<const T> values, const Statistics<T>& stats) {
     std::vector<std::size_t> counts(histogram_bins, 0);
-    const long double width = (static_cast<long double>(stats.max) - stats.min) /
+    const long double width = (static_cast<long double>(topos::detail::widen(stats.max)) -
+                               topos::detail::widen(stats.min)) /
                               static_cast<long double>(histogram_bins);
     for (const T value : values) {
-        if (!std::isfinite(value)) {
+        if (!std::isfinite(topos::detail::widen(value))) {
             continue;
         }
-        const long double offset = static_cast<long double>(value) - stats.min;
+        const long double offset =
+            static_cast<long double>(topos::detail::widen(value)) - topos::detail::widen(stats.min);
         const std::size_t bin = width > 0 ? static_cast<std::size_t>(offset / width) : 0;
         ++counts[std::min(bin, histogram_bins - 1)];
     }
@@ -179,8 +183,9 @@ std::string histogram(const Tensor<T>& tensor, const Statistics<T>& stats) {
     }
     const std::vector<std::size_t> counts = bin_counts(tensor.data(), stats);
     const std::size_t tallest = *std::max_element(counts.begin(), counts.end());
-    const double low = static_cast<double>(stats.min);
-    const double width = (static_cast<double>(stats.max) - low) / histogram_bins;
+    const double low = static_cast<double>(topos::detail::widen(stats.min));
+    const double width =
+        (static_cast<double>(topos::detail::widen(stats.max)) - low) / histogram_bins;
     std::string svg = "<svg class=\"topos-histogram\" width=\"" + std::to_string(histogram_width) +
                       "\" height=\"" + std::to_string(histogram_height) + "\" viewBox=\"0 0 " +
                       std::to_string(histogram_width) + " " + std::to_string(histogram_height) +
@@ -197,7 +202,8 @@ std::string histogram(const Tensor<T>& tensor, const Statistics<T>& stats) {
 
 template <Element T>
 std::string scalar(T value) {
-    const char* classes = std::isfinite(value) ? "topos-scalar" : "topos-scalar nonfinite";
+    const char* classes =
+        std::isfinite(topos::detail::widen(value)) ? "topos-scalar" : "topos-scalar nonfinite";
     return std::string("<p class=\"") + classes + "\">" + shortest(value) + "</p>";
 }
 
@@ -227,5 +233,6 @@ Html card(const Tensor<T>& tensor) {
 
 template Html card(const Tensor<float>&);
 template Html card(const Tensor<double>&);
+template Html card(const Tensor<bf16>&);
 
 }  // namespace topos::show

@@ -622,11 +622,15 @@ Picture graph(const Plan<T>& plan, const GraphOptions& options) {
 
 template Picture graph(const Tape<float>&, const GraphOptions&);
 template Picture graph(const Tape<double>&, const GraphOptions&);
+template Picture graph(const Tape<bf16>&, const GraphOptions&);
 template Picture graph(const Network<float>&, const GraphOptions&);
 template Picture graph(const Network<double>&, const GraphOptions&);
+template Picture graph(const Network<bf16>&, const GraphOptions&);
 template Picture graph(const Network<float>&, const Adjoints<float>&, GraphOptions);
 template Picture graph(const Network<double>&, const Adjoints<double>&, GraphOptions);
+template Picture graph(const Network<bf16>&, const Adjoints<bf16>&, GraphOptions);
 template Picture graph(const Plan<float>&, const GraphOptions&);
 template Picture graph(const Plan<double>&, const GraphOptions&);
+template Picture graph(const Plan<bf16>&, const GraphOptions&);
 
 }  // namespace topos::show

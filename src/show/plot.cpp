@@ -112,7 +112,7 @@ void add_live_volume(Plot& plot,
               marker_prefix + describe_peak(peak));
 }
 
-template <Element T>
+template <ComputeElement T>
 Plot compare_live_volumes(std::initializer_list<Labelled<T>> plans) {
     if (plans.size() == 0) {
         throw ShowError("live volume: no plan to compare; give at least one {label, plan}");
@@ -543,5 +543,6 @@ Plot live_volume(std::initializer_list<Labelled<double>> plans) {
 
 template Plot live_volume(const Plan<float>&);
 template Plot live_volume(const Plan<double>&);
+template Plot live_volume(const Plan<bf16>&);
 
 }  // namespace topos::show

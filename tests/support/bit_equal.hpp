@@ -17,7 +17,9 @@
 namespace topos::test {
 
 template <Element T>
-using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+using Bits = std::conditional_t<sizeof(T) == 2,
+                                std::uint16_t,
+                                std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
 
 template <Element T>
 Bits<T> bits_of(T value) {

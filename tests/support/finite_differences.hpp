@@ -105,7 +105,12 @@ double relative_error(std::span<const double> actual, std::span<const double> ex
 // The elements of a tensor as doubles.
 template <class T>
 std::vector<double> to_doubles(const Tensor<T>& tensor) {
-    return std::vector<double>(tensor.data().begin(), tensor.data().end());
+    std::vector<double> values;
+    values.reserve(tensor.data().size());
+    for (const T value : tensor.data()) {
+        values.push_back(static_cast<double>(value));
+    }
+    return values;
 }
 
 }  // namespace topos::test

@@ -245,6 +245,19 @@ const OpSpec* find_op_spec(Opcode opcode) {
     return found == specs.end() ? nullptr : &*found;
 }
 
+double bf16_tolerance(Opcode opcode) {
+    switch (opcode) {
+        // gelu'(x) = Phi(x) + x phi(x): for negative x its two terms, each
+        // rounded to bf16, nearly cancel.
+        case Opcode::Gelu:
+            return 1.0 / 32;
+        // Four of bf16's units in the last place: the output, the adjoint and
+        // each product along the derivative round once.
+        default:
+            return 1.0 / 64;
+    }
+}
+
 std::vector<Opcode> computed_opcodes() {
     std::vector<Opcode> opcodes;
     for (std::size_t i = 0; i < opcode_count; ++i) {

@@ -60,6 +60,13 @@ std::span<const OpSpec> op_specs();
 // The spec of `opcode`, or nullptr when it has none.
 const OpSpec* find_op_spec(Opcode opcode);
 
+// The relative tolerance of a bf16 network's gradient against finite
+// differences in double at the same bf16 point: every node rounds to bf16's
+// eight significant bits, so a few of its units in the last place (2^-8 each),
+// more where an opcode's derivative divides or cancels (the table in
+// op_specs.cpp says which and why).
+double bf16_tolerance(Opcode opcode);
+
 // Every computed (non-source) opcode, in order: what the parametrised tests run over.
 std::vector<Opcode> computed_opcodes();
 

@@ -15,5 +15,6 @@ Value<T> grad(const Value<T>& target, const Value<T>& wrt);
 
 extern template Value<float> grad(const Value<float>&, const Value<float>&);
 extern template Value<double> grad(const Value<double>&, const Value<double>&);
+extern template Value<bf16> grad(const Value<bf16>&, const Value<bf16>&);
 
 }  // namespace topos

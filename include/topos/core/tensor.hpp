@@ -26,15 +26,20 @@
 
 namespace topos {
 
-// The element types a tape records and every later stage (networks, plans,
-// the model layer) runs: float and double.
+// The element types a tape records, tensors hold and every later stage
+// (networks, plans, the model layer) runs: float, double and bf16. A bf16
+// operation widens its operands to float, computes as float's oracle does and
+// rounds the result once (docs/exact-math.md, "bfloat16: the contract").
 template <class T>
-concept Element = std::same_as<T, float> || std::same_as<T, double>;
+concept Element = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, bf16>;
 
-// The element types of tensors: Element's, and bf16, which tensors hold,
-// convert, print and compute on, and checkpoints store.
+// The earlier spelling of Element, kept for programs written against it.
 template <class T>
-concept TensorElement = Element<T> || std::same_as<T, bf16>;
+concept TensorElement = Element<T>;
+
+// The element types kernels compute in: a bf16 node's kernel is float's.
+template <class T>
+concept ComputeElement = std::same_as<T, float> || std::same_as<T, double>;
 
 // How describe() lays a tensor out. Past `threshold` elements it shows only the
 // first and last `edge_items` positions of every longer axis, with "..."

@@ -40,7 +40,7 @@ struct CsvOptions {
 // differs from the first row's. Time O(file size); memory sizeof(T) bytes a
 // value (each takes at least 2 bytes of the file: a digit and a delimiter or
 // line end), twice over while the tensor is made.
-template <Element T>
+template <ComputeElement T>
 Tensor<T> read_csv(const std::filesystem::path& path, CsvOptions options = {});
 
 extern template Tensor<float> read_csv(const std::filesystem::path&, CsvOptions);

@@ -12,10 +12,10 @@ namespace topos::data {
 
 // The rows of `tensor` (along its first axis) at `positions`, in that order.
 // Throws IndexError for a position past the rows, ShapeError for a rank-0 tensor.
-template <Element T>
+template <ComputeElement T>
 Tensor<T> rows(const Tensor<T>& tensor, std::span<const std::size_t> positions);
 
-template <Element T>
+template <ComputeElement T>
 class Dataset {
 public:
     // Throws ShapeError for no tensors, for a rank-0 tensor (each needs a

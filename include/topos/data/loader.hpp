@@ -44,7 +44,7 @@ struct LoaderOptions {
 };
 
 // One batch of an epoch: where it stands, the examples it holds and their rows.
-template <Element T>
+template <ComputeElement T>
 struct Batch {
     std::size_t epoch = 0;
     std::size_t index = 0;               // within the epoch
@@ -58,16 +58,16 @@ struct Batch {
     std::size_t size() const { return positions.size(); }
 };
 
-template <Element T>
+template <ComputeElement T>
 class Epoch;
 
 namespace detail {
 struct Prefetcher;
-template <Element T>
+template <ComputeElement T>
 struct BatchShelf;
 }  // namespace detail
 
-template <Element T>
+template <ComputeElement T>
 class Loader {
 public:
     // Throws Error for a batch size of 0, or a prefetch depth of 0 with
@@ -98,7 +98,7 @@ private:
 };
 
 // One pass of a Loader over its dataset, batch by batch (what Loader::epoch returns).
-template <Element T>
+template <ComputeElement T>
 class Epoch {
 public:
     Epoch(Epoch&&) noexcept = default;

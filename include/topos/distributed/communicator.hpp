@@ -53,7 +53,7 @@ struct Agreement {
     std::string description;  // "12 elements", "[60, 30] and [60]"
 };
 
-template <Element T>
+template <ComputeElement T>
 class DataParallel;
 
 class Communicator {
@@ -72,28 +72,28 @@ public:
 
     // The root's parameters on every rank; the other ranks' must have the same
     // slots and shapes (CommunicationError names a slot that differs).
-    template <Element T>
+    template <ComputeElement T>
     Parameters<T> broadcast(const Parameters<T>& parameters, int root = 0) const;
 
     // The root's optimizer state on every rank: its step count and buffers, so
     // that a run resumed from a checkpoint that one rank read goes on alike.
-    template <Element T>
+    template <ComputeElement T>
     optim::AdamState<T> broadcast(const optim::AdamState<T>& state, int root = 0) const;
 
     // The same for SGD's state.
-    template <Element T>
+    template <ComputeElement T>
     optim::SgdState<T> broadcast(const optim::SgdState<T>& state, int root = 0) const;
 
     // The sum over the ranks, slot by slot, in rank order (see above).
-    template <Element T>
+    template <ComputeElement T>
     Parameters<T> all_reduce(const Parameters<T>& values) const;
 
     // The sum over the ranks of one tensor, element by element, in rank order.
-    template <Element T>
+    template <ComputeElement T>
     Tensor<T> all_reduce(const Tensor<T>& value) const;
 
     // The buffer form of all_reduce: every rank passes as many elements.
-    template <Element T>
+    template <ComputeElement T>
     std::vector<T> all_reduce(std::span<const T> values) const;
 
     // Checks, in one collective, that every rank holds the same `agreements`
@@ -112,12 +112,12 @@ public:
     MPI_Comm handle() const { return communicator_; }
 
 private:
-    template <Element T>
+    template <ComputeElement T>
     friend class DataParallel;
 
     // The sum over the ranks in rank order, once the ranks are known to agree
     // on the element count.
-    template <Element T>
+    template <ComputeElement T>
     std::vector<T> sum_in_rank_order(std::span<const T> values) const;
 
     MPI_Comm communicator_;

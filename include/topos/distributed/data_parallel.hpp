@@ -24,7 +24,7 @@
 
 namespace topos::distributed {
 
-template <Element T>
+template <ComputeElement T>
 class DataParallel {
 public:
     // `loss` must give a rank-0 value; every argument's first axis is the batch.

@@ -92,6 +92,15 @@ public:
     // unchanged, and its symbols stay valid on what the new tape seals into.
     Tape<T> reopen() const;
 
+    // The same graph over another element type, as model.to(torch.bfloat16)
+    // is: every payload converted (rounded once, to nearest even, where U is
+    // narrower). This network's symbols name the same nodes there, and its
+    // parameters convert into the other's (Parameters::convert). Throws
+    // FeedError where an index payload holds an integer U does not hold
+    // exactly (bf16 holds them up to 256).
+    template <Element U>
+    Network<U> convert() const;
+
 private:
     friend struct detail::GraphAccess;
 
@@ -103,5 +112,6 @@ private:
 
 extern template class Network<float>;
 extern template class Network<double>;
+extern template class Network<bf16>;
 
 }  // namespace topos

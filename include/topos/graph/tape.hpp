@@ -157,5 +157,6 @@ std::array<Symbol, 1 + sizeof...(Rest)> detach(const Value<T>& first, const Rest
 
 extern template class Tape<float>;
 extern template class Tape<double>;
+extern template class Tape<bf16>;
 
 }  // namespace topos

@@ -333,6 +333,7 @@ Value<T> narrow(const Value<T>& a, std::size_t axis, std::size_t start, std::siz
 
 extern template class Value<float>;
 extern template class Value<double>;
+extern template class Value<bf16>;
 
 }  // namespace topos
 

@@ -81,5 +81,6 @@ private:
 
 extern template class CausalSelfAttention<float>;
 extern template class CausalSelfAttention<double>;
+extern template class CausalSelfAttention<bf16>;
 
 }  // namespace topos

@@ -99,5 +99,6 @@ std::size_t elements_per_channel(const Shape& input);
 
 extern template class BatchNorm<float>;
 extern template class BatchNorm<double>;
+extern template class BatchNorm<bf16>;
 
 }  // namespace topos

@@ -84,9 +84,9 @@ Parameters<T> load(const std::filesystem::path& path, const Network<T>& network)
 
 // An optimizer state saved with the parameters, checked the same way; throws
 // CheckpointError when the file holds no state of that optimizer.
-template <Element T>
+template <ComputeElement T>
 optim::SgdState<T> load_sgd_state(const std::filesystem::path& path, const Network<T>& network);
-template <Element T>
+template <ComputeElement T>
 optim::AdamState<T> load_adam_state(const std::filesystem::path& path, const Network<T>& network);
 
 // The longest name a parameter may have in a checkpoint by name, in bytes.
@@ -177,6 +177,9 @@ extern template Tensor<double> read_tensor(const std::filesystem::path&,
 extern template Tensor<bf16> read_tensor(const std::filesystem::path&,
                                          const std::string&,
                                          ReadOptions);
+extern template Tensor<bf16> read_tensor(const std::filesystem::path&,
+                                         const std::string&,
+                                         ReadOptions);
 extern template void save_tensors(const std::filesystem::path&,
                                   const std::vector<std::pair<std::string, Tensor<float>>>&);
 extern template void save_tensors(const std::filesystem::path&,
@@ -185,6 +188,7 @@ extern template void save_tensors(const std::filesystem::path&,
                                   const std::vector<std::pair<std::string, Tensor<bf16>>>&);
 extern template void save(const std::filesystem::path&, const Parameters<float>&);
 extern template void save(const std::filesystem::path&, const Parameters<double>&);
+extern template void save(const std::filesystem::path&, const Parameters<bf16>&);
 extern template void save(const std::filesystem::path&,
                           const Parameters<float>&,
                           const optim::SgdState<float>&);
@@ -199,6 +203,7 @@ extern template void save(const std::filesystem::path&,
                           const optim::AdamState<double>&);
 extern template Parameters<float> load(const std::filesystem::path&, const Network<float>&);
 extern template Parameters<double> load(const std::filesystem::path&, const Network<double>&);
+extern template Parameters<bf16> load(const std::filesystem::path&, const Network<bf16>&);
 extern template optim::SgdState<float> load_sgd_state(const std::filesystem::path&,
                                                       const Network<float>&);
 extern template optim::SgdState<double> load_sgd_state(const std::filesystem::path&,
@@ -222,5 +227,9 @@ extern template Parameters<double> load(const std::filesystem::path&,
                                         const Network<double>&,
                                         const std::vector<NamedParameter>&,
                                         NamedLoadOptions);
+extern template Parameters<bf16> load(const std::filesystem::path&,
+                                      const Network<bf16>&,
+                                      const std::vector<NamedParameter>&,
+                                      NamedLoadOptions);
 
 }  // namespace topos::checkpoint

@@ -9,18 +9,18 @@
 namespace topos::optim {
 
 // What clip_by_global_norm returns: the gradients, clipped, and their norm before.
-template <Element T>
+template <ComputeElement T>
 struct Clipped {
     Parameters<T> gradients;
     double norm;  // the global norm before clipping
 };
 
 // Throws Error for a negative max_norm.
-template <Element T>
+template <ComputeElement T>
 Clipped<T> clip_by_global_norm(const Parameters<T>& gradients, double max_norm);
 
 // The global 2-norm of the gradients, accumulated in double in slot order.
-template <Element T>
+template <ComputeElement T>
 double global_norm(const Parameters<T>& gradients);
 
 extern template Clipped<float> clip_by_global_norm(const Parameters<float>&, double);

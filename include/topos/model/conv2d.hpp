@@ -70,5 +70,6 @@ private:
 
 extern template class Conv2d<float>;
 extern template class Conv2d<double>;
+extern template class Conv2d<bf16>;
 
 }  // namespace topos

@@ -56,5 +56,6 @@ private:
 
 extern template class Dropout<float>;
 extern template class Dropout<double>;
+extern template class Dropout<bf16>;
 
 }  // namespace topos

@@ -43,5 +43,6 @@ private:
 
 extern template class Embedding<float>;
 extern template class Embedding<double>;
+extern template class Embedding<bf16>;
 
 }  // namespace topos

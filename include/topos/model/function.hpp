@@ -221,5 +221,6 @@ private:
 
 extern template class Function<float>;
 extern template class Function<double>;
+extern template class Function<bf16>;
 
 }  // namespace topos

@@ -202,11 +202,15 @@ std::uint64_t counter_bits(std::uint64_t seed, std::uint64_t counter);
 
 extern template Tensor<float> Uniform::make<float>(const Shape&);
 extern template Tensor<double> Uniform::make<double>(const Shape&);
+extern template Tensor<bf16> Uniform::make<bf16>(const Shape&);
 extern template Tensor<float> Normal::make<float>(const Shape&);
 extern template Tensor<double> Normal::make<double>(const Shape&);
+extern template Tensor<bf16> Normal::make<bf16>(const Shape&);
 extern template Tensor<float> Scaled::make<float>(const Shape&);
 extern template Tensor<double> Scaled::make<double>(const Shape&);
+extern template Tensor<bf16> Scaled::make<bf16>(const Shape&);
 extern template Tensor<float> DropoutMask::make<float>(const Shape&);
 extern template Tensor<double> DropoutMask::make<double>(const Shape&);
+extern template Tensor<bf16> DropoutMask::make<bf16>(const Shape&);
 
 }  // namespace topos::init

@@ -50,5 +50,6 @@ private:
 
 extern template class LayerNorm<float>;
 extern template class LayerNorm<double>;
+extern template class LayerNorm<bf16>;
 
 }  // namespace topos

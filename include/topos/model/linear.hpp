@@ -54,5 +54,6 @@ private:
 
 extern template class Linear<float>;
 extern template class Linear<double>;
+extern template class Linear<bf16>;
 
 }  // namespace topos

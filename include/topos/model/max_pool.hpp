@@ -45,5 +45,6 @@ private:
 
 extern template class MaxPool2d<float>;
 extern template class MaxPool2d<double>;
+extern template class MaxPool2d<bf16>;
 
 }  // namespace topos

@@ -74,5 +74,6 @@ private:
 
 extern template class Mlp<float>;
 extern template class Mlp<double>;
+extern template class Mlp<bf16>;
 
 }  // namespace topos

@@ -21,7 +21,7 @@
 namespace topos::optim {
 
 // A step's result: `auto [next, state] = optimizer.step(...)`.
-template <Element T, class State>
+template <ComputeElement T, class State>
 struct Stepped {
     Parameters<T> parameters;
     State state;
@@ -46,7 +46,7 @@ struct SgdOptions {
 };
 
 // Sgd's state: the steps taken and the momentum buffers.
-template <Element T>
+template <ComputeElement T>
 struct SgdState {
     std::uint64_t steps = 0;
     Parameters<T> momentum;  // the buffer b, one per parameter (zeros at the start)
@@ -59,12 +59,12 @@ public:
     explicit Sgd(SgdOptions options = {});
 
     // The state before the first step: zero buffers shaped like `parameters`.
-    template <Element T>
+    template <ComputeElement T>
     SgdState<T> start(const Parameters<T>& parameters) const;
 
     // One step at options().learning_rate, or at `learning_rate` (from a schedule).
     // Throws SymbolError when the three were made for different networks.
-    template <Element T>
+    template <ComputeElement T>
     Stepped<T, SgdState<T>> step(const Parameters<T>& parameters,
                                  const Parameters<T>& gradients,
                                  const SgdState<T>& state) const {
@@ -72,14 +72,14 @@ public:
     }
 
     // The same at `learning_rate` (a schedule's, say).
-    template <Element T>
+    template <ComputeElement T>
     Stepped<T, SgdState<T>> step(const Parameters<T>& parameters,
                                  const Parameters<T>& gradients,
                                  const SgdState<T>& state,
                                  double learning_rate) const;
 
     // The same step written over `parameters` and `state`.
-    template <Element T>
+    template <ComputeElement T>
     void step_in_place(Parameters<T>& parameters,
                        const Parameters<T>& gradients,
                        SgdState<T>& state) const {
@@ -87,7 +87,7 @@ public:
     }
 
     // The same at `learning_rate`.
-    template <Element T>
+    template <ComputeElement T>
     void step_in_place(Parameters<T>& parameters,
                        const Parameters<T>& gradients,
                        SgdState<T>& state,
@@ -125,7 +125,7 @@ struct AdamWOptions {
 };
 
 // Adam's and AdamW's state: the steps taken and both moments.
-template <Element T>
+template <ComputeElement T>
 struct AdamState {
     std::uint64_t steps = 0;      // t of the last step taken
     Parameters<T> first_moment;   // m
@@ -139,11 +139,11 @@ public:
     explicit Adam(AdamOptions options = {});
 
     // The state before the first step: zero moments shaped like `parameters`.
-    template <Element T>
+    template <ComputeElement T>
     AdamState<T> start(const Parameters<T>& parameters) const;
 
     // One step at options().learning_rate; SymbolError for parts of different networks.
-    template <Element T>
+    template <ComputeElement T>
     Stepped<T, AdamState<T>> step(const Parameters<T>& parameters,
                                   const Parameters<T>& gradients,
                                   const AdamState<T>& state) const {
@@ -151,14 +151,14 @@ public:
     }
 
     // The same at `learning_rate` (a schedule's, say).
-    template <Element T>
+    template <ComputeElement T>
     Stepped<T, AdamState<T>> step(const Parameters<T>& parameters,
                                   const Parameters<T>& gradients,
                                   const AdamState<T>& state,
                                   double learning_rate) const;
 
     // The same step written over `parameters` and `state`.
-    template <Element T>
+    template <ComputeElement T>
     void step_in_place(Parameters<T>& parameters,
                        const Parameters<T>& gradients,
                        AdamState<T>& state) const {
@@ -166,7 +166,7 @@ public:
     }
 
     // The same at `learning_rate`.
-    template <Element T>
+    template <ComputeElement T>
     void step_in_place(Parameters<T>& parameters,
                        const Parameters<T>& gradients,
                        AdamState<T>& state,

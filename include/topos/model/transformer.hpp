@@ -69,5 +69,6 @@ private:
 
 extern template class TransformerBlock<float>;
 extern template class TransformerBlock<double>;
+extern template class TransformerBlock<bf16>;
 
 }  // namespace topos

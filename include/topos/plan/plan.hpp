@@ -113,5 +113,6 @@ private:
 
 extern template class Plan<float>;
 extern template class Plan<double>;
+extern template class Plan<bf16>;
 
 }  // namespace topos

@@ -117,5 +117,6 @@ private:
 
 extern template class Entry<float>;
 extern template class Entry<double>;
+extern template class Entry<bf16>;
 
 }  // namespace topos

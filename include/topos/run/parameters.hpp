@@ -48,6 +48,19 @@ public:
     // version of it with the same parameter nodes).
     bool same_slots(const Parameters& other) const;
 
+    // The same slots over another element type, each payload converted
+    // (rounded once to nearest even where U is narrower): the parameters of
+    // Network::convert<U>() of this network, or a master copy's compute copy.
+    template <Element U>
+    Parameters<U> convert() const {
+        std::vector<Tensor<U>> converted;
+        converted.reserve(values_.size());
+        for (const Tensor<T>& value : values_) {
+            converted.push_back(value.template convert<U>());
+        }
+        return Parameters<U>(layout_, std::move(converted));
+    }
+
     // The next parameters: update(current, gradient) for every slot. Throws
     // SymbolError when `gradients` was made for another network.
     template <class Update>
@@ -63,6 +76,8 @@ public:
 
 private:
     friend struct detail::RunAccess;
+    template <Element U>
+    friend class Parameters;
 
     Parameters(std::shared_ptr<const detail::ParameterLayout> layout,
                std::vector<Tensor<T>> values);
@@ -75,5 +90,6 @@ private:
 
 extern template class Parameters<float>;
 extern template class Parameters<double>;
+extern template class Parameters<bf16>;
 
 }  // namespace topos

@@ -102,7 +102,9 @@ private:
 
 extern template class Field<float>;
 extern template class Field<double>;
+extern template class Field<bf16>;
 extern template class Run<float>;
 extern template class Run<double>;
+extern template class Run<bf16>;
 
 }  // namespace topos

@@ -19,7 +19,8 @@ namespace topos {
 
 enum class Precision : std::uint8_t {
     F32,
-    F64
+    F64,
+    BF16,
 };
 
 enum class Fidelity : std::uint8_t {

@@ -144,16 +144,28 @@ extern template Html card(const Parameters<float>&, const std::vector<NamedParam
 extern template Html card(const Function<float>&);
 extern template Html module_card(const ModuleReading<float>&);
 extern template Html card(const Tensor<double>&);
+extern template Html card(const Tensor<bf16>&);
 extern template Html card(const Tape<double>&);
+extern template Html card(const Tape<bf16>&);
 extern template Html card(const Network<double>&);
+extern template Html card(const Network<bf16>&);
 extern template Html card(const Plan<double>&);
+extern template Html card(const Plan<bf16>&);
 extern template Html card(const Entry<double>&);
+extern template Html card(const Entry<bf16>&);
 extern template Html card(const Run<double>&);
+extern template Html card(const Run<bf16>&);
 extern template Html card(const Field<double>&);
+extern template Html card(const Field<bf16>&);
 extern template Html card(const Parameters<double>&);
+extern template Html card(const Parameters<bf16>&);
 extern template Html card(const Adjoints<double>&);
+extern template Html card(const Adjoints<bf16>&);
 extern template Html card(const Parameters<double>&, const std::vector<NamedParameter>&);
+extern template Html card(const Parameters<bf16>&, const std::vector<NamedParameter>&);
 extern template Html card(const Function<double>&);
+extern template Html card(const Function<bf16>&);
 extern template Html module_card(const ModuleReading<double>&);
+extern template Html module_card(const ModuleReading<bf16>&);
 
 }  // namespace topos::show

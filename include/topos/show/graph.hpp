@@ -75,11 +75,15 @@ Picture graph(const Plan<T>& plan, const GraphOptions& options = {});
 
 extern template Picture graph(const Tape<float>&, const GraphOptions&);
 extern template Picture graph(const Tape<double>&, const GraphOptions&);
+extern template Picture graph(const Tape<bf16>&, const GraphOptions&);
 extern template Picture graph(const Network<float>&, const GraphOptions&);
 extern template Picture graph(const Network<double>&, const GraphOptions&);
+extern template Picture graph(const Network<bf16>&, const GraphOptions&);
 extern template Picture graph(const Network<float>&, const Adjoints<float>&, GraphOptions);
 extern template Picture graph(const Network<double>&, const Adjoints<double>&, GraphOptions);
+extern template Picture graph(const Network<bf16>&, const Adjoints<bf16>&, GraphOptions);
 extern template Picture graph(const Plan<float>&, const GraphOptions&);
 extern template Picture graph(const Plan<double>&, const GraphOptions&);
+extern template Picture graph(const Plan<bf16>&, const GraphOptions&);
 
 }  // namespace topos::show

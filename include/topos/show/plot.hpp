@@ -111,7 +111,7 @@ template <Element T>
 Plot live_volume(const Plan<T>& plan);
 
 // A plan with its label, for the comparison below.
-template <Element T>
+template <ComputeElement T>
 struct Labelled {
     std::string label;
     const Plan<T>& plan;
@@ -124,5 +124,6 @@ Plot live_volume(std::initializer_list<Labelled<double>> plans);
 
 extern template Plot live_volume(const Plan<float>&);
 extern template Plot live_volume(const Plan<double>&);
+extern template Plot live_volume(const Plan<bf16>&);
 
 }  // namespace topos::show

@@ -1,0 +1,221 @@
+// bf16 networks against the contract of docs/exact-math.md ("bfloat16: the
+// contract"), opcode by opcode over the test specs of tests/support/op_specs.cpp:
+// each node's value is its float kernel on the widened operand values, rounded
+// once; every plan (exact, simplified, backward posture) gives the
+// interpreter's bits; and both derivative roads match central finite
+// differences in double, taken at the same bf16 point, within the opcode's
+// stated bf16 tolerance. Network::convert and Parameters::convert carry a
+// graph and its parameters between element types.
+#include "run/interpreter.hpp"
+#include "support/bit_equal.hpp"
+#include "support/error_message.hpp"
+#include "support/finite_differences.hpp"
+#include "support/op_specs.hpp"
+#include "support/random_graphs.hpp"
+#include <topos/topos.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace topos {
+namespace {
+
+using test::bit_equal;
+using test::near_relative;
+using test::to_doubles;
+
+constexpr std::uint64_t cases_per_opcode = 4;
+
+const test::OpSpec& spec_of(Opcode opcode) {
+    const test::OpSpec* found = test::find_op_spec(opcode);
+    if (found == nullptr) {
+        throw std::logic_error(
+            "no test spec for this opcode; add one to tests/support/op_specs.cpp");
+    }
+    return *found;
+}
+
+// One opcode's recorded case with the loss sum(output * weights) on top.
+struct LossCase {
+    Network<double> network;
+    std::vector<Symbol> operands;
+    Symbol output;
+    Symbol loss;
+};
+
+LossCase record_case(const test::OpSpec& spec, std::uint64_t seed) {
+    Tape<double> tape;
+    test::Rng rng(seed);
+    const test::OpCase recorded = spec.record(tape, rng);
+    const auto weights = tape.leaf(rng.tensor<double>(recorded.output.shape(), -1.0, 1.0));
+    const auto loss = (recorded.output * weights).sum();
+    std::vector<Symbol> operands(recorded.operands.begin(), recorded.operands.end());
+    const Symbol output = recorded.output;
+    const Symbol loss_symbol = loss;
+    return {std::move(tape).into_network(), std::move(operands), output, loss_symbol};
+}
+
+// The value the contract gives `node`: its float kernel on the widened values
+// of its operands in `run`, rounded once to bf16.
+Tensor<bf16> contract_value(const Node& node, const topos::Run<bf16>& run) {
+    std::vector<Tensor<float>> widened;
+    for (const std::uint32_t operand : node.operands()) {
+        widened.push_back(run.of(run.network().nodes()[operand].symbol()).convert<float>());
+    }
+    std::array<const Tensor<float>*, Node::max_operands> operands{};
+    for (std::size_t i = 0; i < widened.size(); ++i) {
+        operands[i] = &widened[i];
+    }
+    return detail::evaluate_node<float>(
+               node, std::span<const Tensor<float>* const>(operands.data(), widened.size()))
+        .convert<bf16>();
+}
+
+class Bf16Opcode : public ::testing::TestWithParam<Opcode> {};
+
+TEST_P(Bf16Opcode, EachNodeIsItsFloatKernelOnWidenedOperandsRoundedOnce) {
+    const test::OpSpec& spec = spec_of(GetParam());
+    for (std::uint64_t seed = 1; seed <= cases_per_opcode; ++seed) {
+        const LossCase recorded = record_case(spec, seed);
+        const Network<bf16> network = recorded.network.convert<bf16>();
+        const topos::Run<bf16> run = network.forward(network.parameters());
+        SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + network.describe());
+        for (const Node& node : network.nodes()) {
+            if (!is_source(node.opcode())) {
+                EXPECT_TRUE(bit_equal(run.of(node.symbol()), contract_value(node, run)))
+                    << "node " << node.index() << " (" << name_of(node.opcode()) << ")";
+            }
+        }
+    }
+}
+
+TEST_P(Bf16Opcode, EveryPlanGivesTheInterpretersBits) {
+    const test::OpSpec& spec = spec_of(GetParam());
+    for (std::uint64_t seed = 1; seed <= cases_per_opcode; ++seed) {
+        const LossCase recorded = record_case(spec, seed);
+        const Network<bf16> network = recorded.network.convert<bf16>();
+        const Parameters<bf16> parameters = network.parameters();
+        const topos::Run<bf16> oracle = network.forward(parameters);
+        Tape<bf16> reopened = network.reopen();
+        const Adjoints<bf16> adjoints =
+            reopened.differentiate(reopened.value(recorded.loss), recorded.operands);
+        const Network<bf16> with_gradients = std::move(reopened).into_network();
+        SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + network.describe());
+        const Entry<bf16> forward = network.entry({recorded.output, recorded.loss});
+        for (const Entry<bf16>& entry : {forward.numerics(Numerics::Exact),
+                                         forward.numerics(Numerics::Fast),
+                                         forward.simplify(),
+                                         forward.backward()}) {
+            const topos::Run<bf16> planned = entry.lower().forward(parameters);
+            EXPECT_TRUE(bit_equal(planned.of(recorded.output), oracle.of(recorded.output)));
+            EXPECT_TRUE(bit_equal(planned.of(recorded.loss), oracle.of(recorded.loss)));
+        }
+        // The recorded derivative, lowered, against the reverse scan of the oracle.
+        const topos::Run<bf16> gradient_run =
+            with_gradients.entry(adjoints.roots()).lower().forward(with_gradients.parameters());
+        const Field<bf16> field = oracle.backward(recorded.loss);
+        for (const Symbol& operand : recorded.operands) {
+            EXPECT_TRUE(bit_equal(gradient_run.of(adjoints.of(operand)), field.of(operand)))
+                << "operand node " << operand.index();
+        }
+    }
+}
+
+TEST_P(Bf16Opcode, GradientsMatchFiniteDifferencesAtTheBf16PointWithinItsTolerance) {
+    const test::OpSpec& spec = spec_of(GetParam());
+    for (std::uint64_t seed = 1; seed <= cases_per_opcode; ++seed) {
+        const LossCase recorded = record_case(spec, seed);
+        const Network<bf16> network = recorded.network.convert<bf16>();
+        // The same graph in double at the bf16 point: every payload a bf16 value.
+        const Network<double> point = network.convert<double>();
+        const topos::Run<bf16> run = network.forward(network.parameters());
+        const Field<bf16> field = run.backward(recorded.loss);
+        SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + network.describe());
+        for (const Symbol& operand : recorded.operands) {
+            const test::Jacobian jacobian =
+                test::network_jacobian(point, point.parameters(), {}, recorded.loss, operand);
+            const std::vector<double> one{1.0};
+            const std::vector<double> expected = jacobian.transpose_times(one);
+            EXPECT_TRUE(near_relative(
+                to_doubles(field.of(operand)), expected, test::bf16_tolerance(GetParam())))
+                << "operand node " << operand.index();
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryComputedOpcode,
+                         Bf16Opcode,
+                         ::testing::ValuesIn(test::computed_opcodes()),
+                         test::opcode_name);
+
+TEST(NetworkConvert, KeepsTheGraphAndItsSymbolsAndRoundsEachPayloadOnce) {
+    auto [network, w, x, y] = Tape<float>::record([](Tape<float>& tape) {
+        auto w = tape.parameter(Tensor<float>({2}, {0.1F, -3.0F}));
+        auto x = tape.input(Tensor<float>({2}, {1.00390625F, 2.0F}));
+        return detach(w, x, (w * x).sum());
+    });
+    const Network<bf16> converted = network.convert<bf16>();
+    EXPECT_EQ(converted.describe(), network.describe());
+    EXPECT_TRUE(bit_equal(converted.payload(w), network.payload(w).convert<bf16>()));
+    EXPECT_TRUE(bit_equal(converted.payload(x), network.payload(x).convert<bf16>()));
+    EXPECT_EQ(converted.node(y).opcode(), Opcode::Sum);
+    // 1.00390625 is halfway between two bf16 values: it rounds to the even one, 1.
+    EXPECT_EQ(static_cast<float>(converted.payload(x).data()[0]), 1.0F);
+    const topos::Run<bf16> run = converted.forward(network.parameters().convert<bf16>());
+    EXPECT_EQ(run.of(y).shape(), Shape{});
+}
+
+TEST(NetworkConvert, RefusesAnIndexPayloadTheNarrowerTypeCannotHold) {
+    Tape<float> tape;
+    const auto table = tape.parameter(Tensor<float>::filled({300, 2}, 0.5F));
+    const auto ids = tape.indices(Tensor<float>({2}, {3.0F, 257.0F}));
+    const auto picked = gather(table, ids);
+    (void)picked;
+    const Network<float> network = std::move(tape).into_network();
+    const std::string message =
+        test::message_of_thrown<FeedError>([&] { (void)network.convert<bf16>(); }, "FeedError");
+    EXPECT_NE(message.find("up to 256"), std::string::npos) << message;
+    EXPECT_NE(message.find("record the tape in float"), std::string::npos) << message;
+    EXPECT_NO_THROW((void)network.convert<double>());
+}
+
+TEST(ParametersConvert, GivesTheConvertedNetworksSlotsAndBackAgain) {
+    auto [network, w, loss] = Tape<float>::record([](Tape<float>& tape) {
+        auto w = tape.parameter(Tensor<float>({3}, {0.3F, 1.5F, -2.25F}));
+        return detach(w, (w * w).sum());
+    });
+    const Parameters<float> master = network.parameters();
+    const Parameters<bf16> compute = master.convert<bf16>();
+    const Network<bf16> converted = network.convert<bf16>();
+    EXPECT_TRUE(compute.same_slots(converted.parameters()));
+    EXPECT_TRUE(bit_equal(compute.of(w), master.of(w).convert<bf16>()));
+    const Field<bf16> field = converted.forward(compute).backward(loss);
+    const Parameters<float> gradient = field.parameters(compute).convert<float>();
+    EXPECT_TRUE(gradient.same_slots(master));
+    // d(sum w^2)/dw = 2w, exact in bf16 for these w once rounded.
+    EXPECT_TRUE(bit_equal(gradient.of(w), (compute.of(w).convert<float>() * Tensor<float>(2.0F))));
+}
+
+TEST(Bf16Index, AFeedPast256IsRefusedWithTheReason) {
+    Tape<bf16> tape;
+    const auto table = tape.parameter(Tensor<bf16>::filled({4, 2}, bf16(1.0F)));
+    const auto ids = tape.indices(Tensor<bf16>({1}, {bf16(1.0F)}));
+    const auto picked = gather(table, ids);
+    const Network<bf16> network = std::move(tape).into_network();
+    const Tensor<bf16> far({1}, {bf16(512.0F)});
+    const std::string message = test::message_of_thrown<FeedError>(
+        [&] {
+            (void)network.forward(network.parameters(), {{ids, far}});
+        },
+        "FeedError");
+    EXPECT_NE(message.find("up to 256"), std::string::npos) << message;
+    (void)picked;
+}
+
+}  // namespace
+}  // namespace topos
