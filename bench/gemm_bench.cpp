@@ -2,8 +2,11 @@
 // double, 1 and 2 threads, in GFLOP/s (2 n^3 flops per product). topos runs its
 // exact GEMM on buffers allocated once (as a BLAS call does) and as a user runs
 // it, through a compiled plan of a recorded MatMul; OpenBLAS runs cblas_?gemm
-// where the build found it. bench/compare runs these side by side.
+// where the build found it. bench/compare runs these side by side. bf16
+// products (n = 1024 and 2048) run the exact bf16 GEMM and the Fast AVX-512
+// BF16 dot product (labelled with what ran).
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_bf16.hpp"
 #include <topos/topos.hpp>
 
 #include <benchmark/benchmark.h>
@@ -13,6 +16,7 @@
 
 #include <cstddef>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -69,6 +73,45 @@ void topos_plan(benchmark::State& state) {
         benchmark::DoNotOptimize(plan.forward(parameters, {}).of(product).data().data());
     }
     count_flops(state, n);
+}
+
+std::vector<topos::bf16> random_bf16_matrix(std::size_t n, unsigned seed) {
+    const std::vector<float> values = random_matrix<float>(n, seed);
+    return {values.begin(), values.end()};
+}
+
+using Bf16Gemm = void (*)(topos::detail::GemmExtents,
+                          topos::detail::MatrixView<topos::bf16>,
+                          topos::detail::MatrixView<topos::bf16>,
+                          topos::detail::MatrixTarget<topos::bf16>);
+
+void bf16_product(benchmark::State& state, Bf16Gemm gemm, const std::string& label) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    topos::set_threads(static_cast<std::size_t>(state.range(1)));
+    const std::vector<topos::bf16> a = random_bf16_matrix(n, 1);
+    const std::vector<topos::bf16> b = random_bf16_matrix(n, 2);
+    std::vector<topos::bf16> c(n * n);
+    const auto stride = static_cast<std::ptrdiff_t>(n);
+    for (auto _ : state) {
+        gemm({1, n, n, n},
+             {a.data(), stride, 1, 0},
+             {b.data(), stride, 1, 0},
+             {c.data(), stride, 0});
+        benchmark::ClobberMemory();
+    }
+    count_flops(state, n);
+    state.SetLabel(label);
+}
+
+void topos_bf16_exact(benchmark::State& state) {
+    bf16_product(
+        state, topos::detail::gemm_bf16, "float tiles " + std::string(name_of(topos::isa())));
+}
+
+void topos_bf16_fast(benchmark::State& state) {
+    bf16_product(state,
+                 topos::detail::gemm_bf16_dot,
+                 topos::detail::runs_avx512_bf16() ? "vdpbf16ps" : "exact (no AVX512_BF16 here)");
 }
 
 #if defined(TOPOS_BENCH_OPENBLAS)
@@ -133,7 +176,18 @@ void square_sizes(benchmark::internal::Benchmark* benchmark) {
     benchmark->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
+void large_square_sizes(benchmark::internal::Benchmark* benchmark) {
+    for (const int n : {1024, 2048}) {
+        for (const int threads : {1, 2}) {
+            benchmark->Args({n, threads});
+        }
+    }
+    benchmark->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
 BENCHMARK(topos_exact<float>)->Apply(square_sizes);
+BENCHMARK(topos_bf16_exact)->Apply(large_square_sizes);
+BENCHMARK(topos_bf16_fast)->Apply(large_square_sizes);
 BENCHMARK(topos_exact<double>)->Apply(square_sizes);
 BENCHMARK(topos_plan<float>)->Apply(square_sizes);
 BENCHMARK(topos_plan<double>)->Apply(square_sizes);

@@ -52,6 +52,7 @@ GROUPS = [
         "model/conv2d.hpp", "model/max_pool.hpp", "model/batch_norm.hpp",
         "model/layer_norm.hpp", "model/embedding.hpp", "model/dropout.hpp",
         "model/attention.hpp", "model/transformer.hpp", "model/function.hpp",
+        "model/mixed_precision.hpp",
         "model/init.hpp"]),
     ("Training: optimizers, schedules, clipping, checkpoints", [
         "model/optim.hpp", "model/schedule.hpp", "model/clip.hpp", "model/checkpoint.hpp"]),

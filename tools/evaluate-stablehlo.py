@@ -14,7 +14,9 @@ patterns raise to (convolution, reduce_window, batch_norm_training,
 batch_norm_inference); it is not a compiler, and XLA
 (tools/validate-stablehlo.py) remains the check that a real StableHLO
 implementation reads the text as meant. f32 results are rounded to f32 after
-every operation; transcendental functions are Python's (double precision).
+every operation, bf16 results (the converts a bf16 plan writes after each
+operation) to bf16, to nearest even; transcendental functions are Python's
+(double precision).
 Exit status: 0 when every plan matches, 1 otherwise.
 """
 import array
@@ -26,7 +28,10 @@ import re
 import struct
 import sys
 
-TOLERANCES = {"F32": (2e-5, 1e-5), "F64": (1e-10, 1e-12)}
+# A bf16 result may sit one bf16 unit (2^-8 relative) from the interpreter's
+# where Python's transcendental, rounded to f32, lands across a bf16 rounding
+# boundary from topos's correctly rounded one; later operations carry that.
+TOLERANCES = {"F32": (2e-5, 1e-5), "F64": (1e-10, 1e-12), "BF16": (2 ** -6, 2 ** -8)}
 
 
 def product(values):
@@ -61,6 +66,20 @@ def to_f32(value):
         return struct.unpack("<f", struct.pack("<f", value))[0]
     except OverflowError:
         return math.copysign(math.inf, value)
+
+
+def to_bf16(value):
+    """The bf16 nearest `value` (ties to even), as a Python float."""
+    if math.isnan(value) or math.isinf(value) or value == 0:
+        return value
+    _, exponent = math.frexp(value)  # value = m 2^exponent, 0.5 <= |m| < 1
+    unit = 2.0 ** (max(exponent - 1, -126) - 7)
+    rounded = round(value / unit) * unit  # round(): to nearest, ties to even
+    return math.copysign(math.inf, value) if abs(rounded) >= 2.0 ** 128 else rounded
+
+
+def rounding(element):
+    return {"f32": to_f32, "bf16": to_bf16}.get(element, lambda value: value)
 
 
 def guarded(function, overflow=math.inf):
@@ -162,9 +181,10 @@ def number(token, element):
         bits = int(token, 16)
         if element == "f32":
             return struct.unpack("<f", struct.pack("<I", bits))[0]
+        if element == "bf16":
+            return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
         return struct.unpack("<d", struct.pack("<Q", bits))[0]
-    value = float(token)
-    return to_f32(value) if element == "f32" else value
+    return rounding(element)(float(token))
 
 
 def integer_array(attributes, name):
@@ -194,7 +214,7 @@ def evaluate_named(name, operands, attributes, shapes, element, body, rounded):
 
 
 def evaluate_operation(name, operands, attributes, shape, element, body):
-    rounded = to_f32 if element == "f32" else (lambda value: value)
+    rounded = rounding(element)
 
     def each(function, *tensors):
         return Tensor(shape, [rounded(function(*values)) for values in zip(*(t.data for t in tensors))])
@@ -429,7 +449,7 @@ def evaluate(text, arguments):
             body = re.search(r'"stablehlo\.(\w+)"', "\n".join(region[1:])).group(1)
         types = result_types(rest[rest.rindex("-> ") + 3:])
         element = types[0][1]
-        rounded = to_f32 if element == "f32" else (lambda value: value)
+        rounded = rounding(element)
         named = evaluate_named(name, operands, rest, [shape for shape, _ in types], element, body, rounded)
         if named is None:
             values[result] = evaluate_operation(name, operands, rest, types[0][0], element, body)
@@ -451,8 +471,13 @@ def read_safetensors(path):
     tensors = {}
     for name, entry in header.items():
         begin, end = entry["data_offsets"]
-        values = array.array("f" if entry["dtype"] == "F32" else "d")
-        values.frombytes(body[begin:end])
+        if entry["dtype"] == "BF16":
+            halves = array.array("H")
+            halves.frombytes(body[begin:end])
+            values = array.array("f", struct.pack(f"<{len(halves)}I", *[h << 16 for h in halves]))
+        else:
+            values = array.array("f" if entry["dtype"] == "F32" else "d")
+            values.frombytes(body[begin:end])
         tensors[name] = (Tensor(entry["shape"], values), entry["dtype"])
     return tensors
 

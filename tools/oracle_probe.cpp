@@ -1,11 +1,11 @@
-// The oracle probe: records graphs that together use every opcode, in float and
-// double, on inputs from a small integer generator, runs forward and backward
-// through the public API, and prints the bits of every node's value and adjoint,
-// one element per line; then bf16's conversions, text and eager tensor
-// arithmetic and statistics, one bf16 per line. tools/check builds it with several compilers and
-// flags and requires byte-identical output: "Exactness" in docs/architecture.md. Every elementwise
-// unary row of the op table is exercised by a walk over the table, so a new one is covered without
-// an edit here.
+// The oracle probe: records graphs that together use every opcode, in float,
+// double and bf16, on inputs from a small integer generator, runs forward and
+// backward through the public API, and prints the bits of every node's value
+// and adjoint, one element per line; then bf16's conversions, text and eager
+// tensor arithmetic and statistics, one bf16 per line. tools/check builds it with several compilers
+// and flags and requires byte-identical output: "Exactness" in docs/architecture.md. Every
+// elementwise unary row of the op table is exercised by a walk over the table, so a new one is
+// covered without an edit here.
 #include "core/bit_cast.hpp"
 #include "ops/op_info.hpp"
 #include <topos/topos.hpp>
@@ -57,26 +57,48 @@ public:
     // Uniform in [-2^exponent, 2^exponent) with 21 significant bits.
     template <Element T>
     T uniform(int exponent) {
-        return std::ldexp(static_cast<T>(between(-(1 << 20), 1 << 20)), exponent - 20);
+        if constexpr (std::same_as<T, topos::bf16>) {
+            return topos::bf16(uniform<float>(exponent));
+        } else {
+            return std::ldexp(static_cast<T>(between(-(1 << 20), 1 << 20)), exponent - 20);
+        }
     }
 
     // Uniform in [2^exponent, 2^(exponent + 2)).
     template <Element T>
     T positive(int exponent) {
-        return std::ldexp(static_cast<T>(between(1 << 20, 1 << 22)), exponent - 20);
+        if constexpr (std::same_as<T, topos::bf16>) {
+            return topos::bf16(positive<float>(exponent));
+        } else {
+            return std::ldexp(static_cast<T>(between(1 << 20, 1 << 22)), exponent - 20);
+        }
     }
 
     // Log-uniform magnitude in [2^low, 2^(high + 1)), random sign unless `positive_only`.
     template <Element T>
     T log_uniform(int low, int high, bool positive_only) {
-        const T mantissa = static_cast<T>(between(1 << 20, 1 << 21));
-        const T magnitude = std::ldexp(mantissa, static_cast<int>(between(low, high + 1)) - 20);
-        return positive_only || (next() & 1U) == 0 ? magnitude : -magnitude;
+        if constexpr (std::same_as<T, topos::bf16>) {
+            return topos::bf16(log_uniform<float>(low, high, positive_only));
+        } else {
+            const T mantissa = static_cast<T>(between(1 << 20, 1 << 21));
+            const T magnitude = std::ldexp(mantissa, static_cast<int>(between(low, high + 1)) - 20);
+            return positive_only || (next() & 1U) == 0 ? magnitude : -magnitude;
+        }
     }
 
 private:
     std::uint64_t state_;
 };
+
+// |value|, its sign bit cleared.
+template <Element T>
+T magnitude(T value) {
+    if constexpr (std::same_as<T, topos::bf16>) {
+        return topos::bf16::from_bits(static_cast<std::uint16_t>(value.bits() & 0x7fffU));
+    } else {
+        return std::abs(value);
+    }
+}
 
 template <Element T>
 Tensor<T> uniform_tensor(Generator& generator, Shape shape, int exponent) {
@@ -98,7 +120,7 @@ Tensor<T> positive_tensor(Generator& generator, Shape shape, int exponent) {
 
 template <Element T>
 const char* type_name() {
-    return sizeof(T) == 4 ? "f32" : "f64";
+    return sizeof(T) == 2 ? "bf16" : (sizeof(T) == 4 ? "f32" : "f64");
 }
 
 // Prints the bits of a network's values and adjoints and remembers which opcodes
@@ -160,6 +182,12 @@ private:
                         i,
                         hex(data[i]).c_str());
         }
+    }
+
+    static std::string hex(topos::bf16 value) {
+        std::array<char, 8> text{};
+        std::snprintf(text.data(), text.size(), "%04x", static_cast<unsigned>(value.bits()));
+        return text.data();
     }
 
     static std::string hex(float value) {
@@ -436,7 +464,7 @@ Tensor<T> sweep_inputs(Generator& generator, const Sweep& sweep) {
     const int lowest = limits::min_exponent - limits::digits;
     for (int i = 0; i < 2048; ++i) {
         const T value = generator.uniform<T>(sweep.wide);
-        values.push_back(positive ? std::abs(value) : value);
+        values.push_back(positive ? magnitude(value) : value);
     }
     for (int i = 0; i < 1024; ++i) {
         values.push_back(generator.log_uniform<T>(lowest, limits::max_exponent - 1, positive));
@@ -444,7 +472,7 @@ Tensor<T> sweep_inputs(Generator& generator, const Sweep& sweep) {
     for (int i = 0; i < 1024; ++i) {
         // [-1, 1): near 0 and, for Log1p, down to -1 itself.
         const T value = generator.uniform<T>(0);
-        values.push_back(sweep.domain == Domain::Positive ? std::abs(value) : value);
+        values.push_back(sweep.domain == Domain::Positive ? magnitude(value) : value);
     }
     const Shape shape{values.size()};
     return Tensor<T>(shape, values);
@@ -592,6 +620,7 @@ int main() {
         Printer printer;
         probe<float>(printer);
         probe<double>(printer);
+        probe<topos::bf16>(printer);
         Generator generator(2);
         bf16_tensors(generator);
         return printer.all_seen() ? 0 : 1;

@@ -32,7 +32,7 @@ import struct
 import sys
 
 SKIPPED = 77
-TOLERANCES = {"float32": (2e-5, 1e-5), "float64": (1e-10, 1e-12)}
+TOLERANCES = {"float32": (2e-5, 1e-5), "float64": (1e-10, 1e-12), "bfloat16": (2 ** -6, 2 ** -8)}
 
 
 def read_safetensors(path, np):
@@ -46,7 +46,12 @@ def read_safetensors(path, np):
         if name == "__metadata__":
             continue
         begin, end = entry["data_offsets"]
-        values = np.frombuffer(body[begin:end], dtype=dtypes[entry["dtype"]])
+        if entry["dtype"] == "BF16":
+            import ml_dtypes  # JAX's own bfloat16 type
+            halves = np.frombuffer(body[begin:end], dtype=np.uint16)
+            values = (halves.astype(np.uint32) << 16).view(np.float32).astype(ml_dtypes.bfloat16)
+        else:
+            values = np.frombuffer(body[begin:end], dtype=dtypes[entry["dtype"]])
         tensors[name] = values.reshape(entry["shape"])
     return tensors
 
@@ -105,6 +110,7 @@ def mismatch(expected, actual, np):
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         return f"got {actual.dtype}{list(actual.shape)}, expected {expected.dtype}{list(expected.shape)}"
     rtol, atol = TOLERANCES[expected.dtype.name]
+    actual, expected = actual.astype(np.float64), expected.astype(np.float64)
     finite = np.abs(expected[np.isfinite(expected)])
     scale = max(1.0, float(finite.max())) if finite.size else 1.0
     close = np.isclose(actual, expected, rtol=rtol, atol=atol * scale, equal_nan=True)

@@ -25,6 +25,7 @@
 #include <topos/model/layer_norm.hpp>
 #include <topos/model/linear.hpp>
 #include <topos/model/max_pool.hpp>
+#include <topos/model/mixed_precision.hpp>
 #include <topos/model/mlp.hpp>
 #include <topos/model/module.hpp>
 #include <topos/model/named.hpp>

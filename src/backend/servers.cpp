@@ -1,6 +1,8 @@
 // servers(): the backends compiled into this build, in the order a plan offers
 // them each step: CUDA first (a plan it serves keeps its arena on the device),
-// then BLAS, oneDNN and the Fast lanes. Only this file names the backends.
+// then BLAS, oneDNN, the Fast lanes and the bf16 dot product (which serves
+// only where the processor runs AVX512_BF16). Only this file names the
+// backends.
 #include "plan/backend_seam.hpp"
 #include <topos/config.hpp>
 
@@ -8,6 +10,9 @@ namespace topos::detail {
 
 #if TOPOS_HAS_FAST_LANES
 const Server& fast_lanes_server();
+#endif
+#if TOPOS_HAS_BF16_DOT
+const Server& bf16_dot_server();
 #endif
 
 #if TOPOS_HAS_BLAS
@@ -34,6 +39,9 @@ std::span<const Server* const> servers() {
 #endif
 #if TOPOS_HAS_FAST_LANES
         list.push_back(&fast_lanes_server());
+#endif
+#if TOPOS_HAS_BF16_DOT
+        list.push_back(&bf16_dot_server());
 #endif
         return list;
     }();

@@ -77,13 +77,13 @@ HloValue HloBuilder::operand(std::size_t i) {
     if (module_.type_of(value).element != HloElement::Stored) {
         return value;
     }
-    for (const auto& [position, widened] : widened_) {
-        if (position == i) {
+    for (const auto& [stored, widened] : widened_) {
+        if (stored == value) {
             return widened;
         }
     }
     const HloValue widened = convert(value, HloElement::Real);
-    widened_.emplace_back(i, widened);
+    widened_.emplace_back(value, widened);
     return widened;
 }
 

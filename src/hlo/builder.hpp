@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace topos::detail {
@@ -94,7 +95,7 @@ public:
     const HloSite& site() const { return site_; }
 
     // Operand i in the computing type: a stored bf16 value is converted to f32
-    // (once per node).
+    // (once per node, however many operands it is).
     HloValue operand(std::size_t i);
 
     // The value emitted for any earlier node (a pattern's inputs).
@@ -183,10 +184,10 @@ private:
     HloModule& module_;
     std::span<const HloValue> node_values_;
     HloSite site_;
-    std::vector<HloValue> made_;                             // the values made for the current node
-    std::vector<std::pair<std::size_t, HloValue>> widened_;  // operands converted to f32
-    std::vector<HloValue> made_inside_;                      // those inside its operations' regions
-    std::vector<std::vector<HloValue>> made_together_;  // the results of multi-result operations
+    std::vector<HloValue> made_;                          // the values made for the current node
+    std::vector<std::pair<HloValue, HloValue>> widened_;  // stored operands, converted to f32
+    std::vector<HloValue> made_inside_;                   // those inside its operations' regions
+    std::vector<std::vector<HloValue>> made_together_;    // the results of multi-result operations
 };
 
 }  // namespace topos::detail

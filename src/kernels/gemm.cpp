@@ -8,6 +8,7 @@
 #include "kernels/gemm.hpp"
 
 #include "core/thread_pool.hpp"
+#include "kernels/gemm_blocking.hpp"
 #include "kernels/micro_kernel.hpp"
 #include "kernels/pack.hpp"
 
@@ -19,14 +20,6 @@ namespace topos::detail {
 namespace {
 
 constexpr std::size_t largest_tile = std::size_t{12} * 32;
-
-std::size_t divide_up(std::size_t a, std::size_t b) {
-    return (a + b - 1) / b;
-}
-
-std::size_t round_up(std::size_t a, std::size_t multiple) {
-    return divide_up(a, multiple) * multiple;
-}
 
 // One matrix triple of a batch.
 template <Element T>
@@ -85,7 +78,7 @@ void multiply_tile(const Product<T>& product,
                    std::size_t column_first,
                    std::size_t column_count) {
     const MicroKernel<T>& kernel = product.kernel;
-    T* packed_a = pack_buffer<T>(PackSide::A, round_up(row_count, kernel.rows) * b.depth);
+    T* packed_a = pack_buffer<T>(PackSide::A, blocking::round_up(row_count, kernel.rows) * b.depth);
     pack_a(product.a, row_first, row_count, b.depth_first, b.depth, kernel.rows, packed_a);
     const bool accumulate = product.continues || b.depth_first > 0;
     const std::size_t column_end = column_first + column_count;
@@ -113,64 +106,12 @@ void multiply_tile(const Product<T>& product,
     }
 }
 
-// An extent cut into `parts` near-equal ranges of whole units (micro-kernel
-// rows or columns); only the last unit may be short.
-struct Partition {
-    std::size_t extent;
-    std::size_t unit;
-    std::size_t parts;
-
-    std::size_t first(std::size_t part) const {
-        return part * divide_up(extent, unit) / parts * unit;
-    }
-
-    std::size_t count(std::size_t part) const {
-        return std::min(extent, first(part + 1)) - first(part);
-    }
-};
-
-// How a k block's output is cut into independent tiles for `threads` threads:
-// row blocks of at most the kernel's row_block rows, a multiple of the thread
-// count of them; a matrix too short for that is cut across columns as well.
-struct TileGrid {
-    Partition rows;
-    Partition columns;
-};
-
-template <Element T>
-TileGrid tile_grid(const MicroKernel<T>& kernel,
-                   std::size_t rows,
-                   std::size_t columns,
-                   std::size_t threads) {
-    const std::size_t row_units = divide_up(rows, kernel.rows);
-    std::size_t row_blocks = divide_up(rows, kernel.row_block);
-    if (threads > 1 && row_blocks >= threads) {
-        row_blocks = round_up(row_blocks, threads);
-    }
-    row_blocks = std::min(row_blocks, row_units);
-    const std::size_t column_units = divide_up(columns, kernel.columns);
-    const std::size_t column_splits = row_blocks < threads ? std::min(threads, column_units) : 1;
-    return {{rows, kernel.rows, row_blocks}, {columns, kernel.columns, column_splits}};
-}
-
-// Calls task(i) for i < count: over the pool when threads > 1, else in order on
-// this thread.
-template <class Task>
-void run_tasks(std::size_t count, std::size_t threads, Task&& task) {
-    if (threads > 1) {
-        ThreadPool::instance().run(count, task);
-        return;
-    }
-    for (std::size_t i = 0; i < count; ++i) {
-        task(i);
-    }
-}
-
 template <Element T>
 void multiply_k_block(const Product<T>& product, const PackedB<T>& b, std::size_t threads) {
-    const TileGrid grid = tile_grid(product.kernel, product.rows, b.count, threads);
+    const blocking::TileGrid grid =
+        blocking::tile_grid(product.kernel, product.rows, b.count, threads);
     const std::size_t splits = grid.columns.parts;
-    run_tasks(grid.rows.parts * splits, threads, [&](std::size_t task) {
+    blocking::run_tasks(grid.rows.parts * splits, threads, [&](std::size_t task) {
         const std::size_t row_part = task / splits;
         const std::size_t column_part = task % splits;
         multiply_tile(product,
@@ -206,9 +147,9 @@ void pack_b_block(const Product<T>& product,
                   std::size_t threads) {
     const std::size_t panel = product.kernel.columns;
     const std::size_t parts =
-        kc * nc < shared_packing_elements ? 1 : std::min(threads, divide_up(nc, panel));
-    const Partition columns{nc, panel, parts};
-    run_tasks(parts, parts, [&](std::size_t part) {
+        kc * nc < shared_packing_elements ? 1 : std::min(threads, blocking::divide_up(nc, panel));
+    const blocking::Partition columns{nc, panel, parts};
+    blocking::run_tasks(parts, parts, [&](std::size_t part) {
         const std::size_t first = columns.first(part);
         pack_b(product.b, pc, kc, jc + first, columns.count(part), panel, buffer + first * kc);
     });
@@ -224,7 +165,8 @@ void multiply(const Product<T>& product, std::size_t threads) {
             const std::size_t kc = std::min(kernel.depth_block, product.depth - pc);
             const T* packed = product.b.at(pc, jc);
             if (!packed_already) {
-                T* buffer = pack_buffer<T>(PackSide::B, round_up(nc, kernel.columns) * kc);
+                T* buffer =
+                    pack_buffer<T>(PackSide::B, blocking::round_up(nc, kernel.columns) * kc);
                 pack_b_block(product, pc, kc, jc, nc, buffer, threads);
                 packed = buffer;
             }
@@ -244,11 +186,10 @@ void fill_zeros(GemmExtents e, MatrixTarget<T> c) {
     }
 }
 
-// The tile for a product of `columns` columns: the narrowest of the
-// instruction set's tiles (an AVX-512 machine also runs AVX2's) that is at
-// least that wide, or the wide tile.
+}  // namespace
+
 template <Element T>
-MicroKernel<T> micro_kernel(Isa isa, [[maybe_unused]] std::size_t columns) {
+MicroKernel<T> blocking::micro_kernel_for(Isa isa, [[maybe_unused]] std::size_t columns) {
     switch (isa) {
         case Isa::Portable:
             return portable_micro_kernel<T>();
@@ -273,7 +214,8 @@ MicroKernel<T> micro_kernel(Isa isa, [[maybe_unused]] std::size_t columns) {
     return portable_micro_kernel<T>();
 }
 
-}  // namespace
+template MicroKernel<float> blocking::micro_kernel_for<float>(Isa, std::size_t);
+template MicroKernel<double> blocking::micro_kernel_for<double>(Isa, std::size_t);
 
 template <Element T>
 void gemm_with(
@@ -287,7 +229,7 @@ void gemm_with(
         }
         return;
     }
-    const MicroKernel<T> kernel = micro_kernel<T>(options.isa, e.columns);
+    const MicroKernel<T> kernel = blocking::micro_kernel_for<T>(options.isa, e.columns);
     const auto product_of = [&](std::size_t batch) {
         const auto at = static_cast<std::ptrdiff_t>(batch);
         return Product<T>{kernel,
@@ -305,7 +247,7 @@ void gemm_with(
         multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
     const bool batches_in_parallel =
         threads > 1 && e.batches >= threads &&
-        tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;
+        blocking::tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;
     if (batches_in_parallel) {
         ThreadPool::instance().run(e.batches,
                                    [&](std::size_t batch) { multiply(product_of(batch), 1); });

@@ -224,6 +224,7 @@ template <Element T>
 
 template float* pack_buffer<float>(PackSide, std::size_t);
 template double* pack_buffer<double>(PackSide, std::size_t);
+template bf16* pack_buffer<bf16>(PackSide, std::size_t);
 template void pack_a<float>(
     Plane<float>, std::size_t, std::size_t, std::size_t, std::size_t, std::size_t, float*);
 template void pack_a<double>(

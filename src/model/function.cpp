@@ -3,6 +3,7 @@
 // to a plan and cached under a mutex; calls feed the inputs to the cached plan.
 // Also the arity checks, describe(), which lists the cached plans, and the
 // message of a call the body cannot take, in the call's terms (call_error).
+#include "model/plan_key.hpp"
 #include <topos/autodiff/adjoints.hpp>
 #include <topos/core/error.hpp>
 #include <topos/graph/tape.hpp>
@@ -121,16 +122,8 @@ enum class Posture : std::uint8_t {
     Gradients,
 };
 
-// A plan's key: its posture, then every input's rank and extents.
-using PlanKey = std::vector<std::size_t>;
-
 inline PlanKey key_of(Posture posture, const std::vector<Shape>& shapes) {
-    PlanKey key{static_cast<std::size_t>(posture)};
-    for (const Shape& shape : shapes) {
-        key.push_back(shape.rank());
-        key.insert(key.end(), shape.extents().begin(), shape.extents().end());
-    }
-    return key;
+    return plan_key(static_cast<std::size_t>(posture), shapes);
 }
 
 template <Element T>
@@ -437,15 +430,6 @@ std::shared_ptr<const Compiled<T>> compiled_for(FunctionCache<T>& cache,
     auto compiled = std::make_shared<const Compiled<T>>(record(cache, posture, shapes));
     cache.plans.emplace(key, typename FunctionCache<T>::Entry{posture, shapes, compiled});
     return compiled;
-}
-
-template <Element T>
-std::vector<Shape> shapes_of(std::span<const Tensor<T>> inputs) {
-    std::vector<Shape> shapes;
-    for (const Tensor<T>& input : inputs) {
-        shapes.push_back(input.shape());
-    }
-    return shapes;
 }
 
 template <Element T>

@@ -4,9 +4,11 @@
 // fma each: out[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], +0)).
 // The kernel is the blocked exact GEMM of src/kernels/, which keeps that
 // order for every tile and thread count; tests/ops/kernel_reference_test.cpp
-// checks it against the plain loop.
+// checks it against the plain loop. A bf16 product runs the exact bf16 GEMM,
+// whose bits are the float kernel's on widened operands, rounded once.
 #include "hlo/builder.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_bf16.hpp"
 #include "ops/rows.hpp"
 
 #include <array>
@@ -37,7 +39,8 @@ Shape infer(const ShapeCheck& check) {
 }
 
 // The reference order, computed by the blocked, threaded exact GEMM: one
-// product per batch index, operands read in place.
+// product per batch index, operands read in place (bf16 ones widened as the
+// GEMM packs them).
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     const Shape& a = *operands[0].shape;
@@ -50,10 +53,16 @@ void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
         batches *= a[axis];
     }
     const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
-    gemm<T>({batches, rows, depth, columns},
-            {operands[0].data, signed_size(depth), 1, signed_size(rows * depth)},
-            {operands[1].data, signed_size(columns), 1, signed_size(depth * columns)},
-            {out, signed_size(columns), signed_size(rows * columns)});
+    const GemmExtents extents{batches, rows, depth, columns};
+    const MatrixView<T> a_view{operands[0].data, signed_size(depth), 1, signed_size(rows * depth)};
+    const MatrixView<T> b_view{
+        operands[1].data, signed_size(columns), 1, signed_size(depth * columns)};
+    const MatrixTarget<T> c_view{out, signed_size(columns), signed_size(rows * columns)};
+    if constexpr (std::same_as<T, bf16>) {
+        gemm_bf16(extents, a_view, b_view, c_view);
+    } else {
+        gemm<T>(extents, a_view, b_view, c_view);
+    }
 }
 
 // Swaps the last two axes.
@@ -103,6 +112,7 @@ OpInfo matmul_row() {
             .infer = infer,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower,
             .depth = depth,

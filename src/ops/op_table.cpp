@@ -33,7 +33,7 @@ void check_row(const OpInfo& row, Opcode expected) {
             "is for " + std::string(name_of(row.opcode)) + "; the list puts it elsewhere");
     if (row.kind == OpKind::Source) {
         require(row.arity == 0 && row.infer == nullptr && row.kernel_f32 == nullptr &&
-                    row.lower == nullptr,
+                    row.kernel_bf16 == nullptr && row.lower == nullptr,
                 "is a source, which has no operands, shape rule, kernel or lowering");
         return;
     }

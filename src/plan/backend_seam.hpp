@@ -62,8 +62,10 @@ struct Server {
     bool (*serves_match)(const Match& match, Precision precision) = nullptr;
     FusedKernel<float> match_kernel_f32 = nullptr;
     FusedKernel<double> match_kernel_f64 = nullptr;
+    // The kernel of bf16 nodes over host memory; null for a backend without.
+    Kernel<bf16> kernel_bf16 = nullptr;
 
-    // Null where it has none of this element type (every backend for bf16).
+    // Null where it has none of this element type.
     template <Element T>
     Kernel<T> kernel() const {
         if constexpr (std::same_as<T, float>) {
@@ -71,7 +73,7 @@ struct Server {
         } else if constexpr (std::same_as<T, double>) {
             return kernel_f64;
         } else {
-            return nullptr;
+            return kernel_bf16;
         }
     }
 

@@ -19,14 +19,15 @@ namespace {
 
 struct NamedTensor {
     std::string name;
-    std::string dtype;  // safetensors spelling: F32, F64
+    std::string dtype;  // safetensors spelling: F32, F64, BF16
     std::vector<std::size_t> shape;
     std::string bytes;  // little-endian elements
 };
 
 template <topos::Element T>
 NamedTensor named(std::string name, const topos::Tensor<T>& tensor) {
-    NamedTensor out{std::move(name), sizeof(T) == 4 ? "F32" : "F64", {}, {}};
+    const char* dtype = sizeof(T) == 2 ? "BF16" : (sizeof(T) == 4 ? "F32" : "F64");
+    NamedTensor out{std::move(name), dtype, {}, {}};
     out.shape.assign(tensor.shape().extents().begin(), tensor.shape().extents().end());
     out.bytes.resize(tensor.data().size() * sizeof(T));
     std::memcpy(out.bytes.data(), tensor.data().data(), out.bytes.size());
@@ -74,6 +75,10 @@ public:
     }
 
     void visit(const std::string& name, const topos::Plan<double>& plan) override {
+        write(name, plan);
+    }
+
+    void visit(const std::string& name, const topos::Plan<topos::bf16>& plan) override {
         write(name, plan);
     }
 

@@ -253,6 +253,8 @@ public:
 
     void visit(const std::string& name, const Plan<double>& plan) override { check(name, plan); }
 
+    void visit(const std::string& name, const Plan<bf16>& plan) override { check(name, plan); }
+
     std::size_t plans = 0;
 
 private:
@@ -273,14 +275,40 @@ TEST(EmitStablehlo, PrettyAndGenericFormsCarryTheSameOperations) {
     EXPECT_GT(agree.plans, 100u);
 }
 
-// Every computed opcode lowers: the corpus holds inference plans per opcode,
-// and the node under test is defined as %v<index> with its own type.
+// Every computed opcode lowers, in double and in bf16: the corpus holds
+// inference plans per opcode, and the node under test is defined as
+// %v<index> with its own type (a bf16 node: the convert of its f32 value).
 class EveryOpcodeLowers : public test::EmissionCorpusVisitor {
 public:
     void visit(const std::string&, const Plan<float>&) override {}
 
     void visit(const std::string& name, const Plan<double>& plan) override {
-        if (name.rfind("op.", 0) != 0 || name.find(".inference") == std::string::npos) {
+        check(name, plan, "f64", lowered);
+    }
+
+    void visit(const std::string& name, const Plan<bf16>& plan) override {
+        check(name, plan, "bf16", lowered_bf16);
+        if (is_inference(name)) {
+            const std::string text = plan.emit_stablehlo();
+            const std::string last = "    %v" + std::to_string(plan.nodes().back().index()) + " = ";
+            EXPECT_THAT(text.substr(text.find(last)), HasSubstr("stablehlo.convert"));
+        }
+    }
+
+    std::set<Opcode> lowered;
+    std::set<Opcode> lowered_bf16;
+
+private:
+    static bool is_inference(const std::string& name) {
+        return name.rfind("op.", 0) == 0 && name.find(".inference") != std::string::npos;
+    }
+
+    template <Element T>
+    static void check(const std::string& name,
+                      const Plan<T>& plan,
+                      const char* element,
+                      std::set<Opcode>& lowered) {
+        if (!is_inference(name)) {
             return;
         }
         SCOPED_TRACE(name);
@@ -291,15 +319,13 @@ public:
         for (std::size_t extent : node.shape().extents()) {
             type << extent << 'x';
         }
-        type << "f64>";
+        type << element << '>';
         EXPECT_THAT(text, HasSubstr("    %v" + std::to_string(node.index()) + " = "));
         EXPECT_THAT(
             text,
             HasSubstr("return %v" + std::to_string(node.index()) + " : " + type.str() + "\n"));
         lowered.insert(node.opcode());
     }
-
-    std::set<Opcode> lowered;
 };
 
 TEST(EmitStablehlo, LowersEveryComputedOpcode) {
@@ -310,6 +336,7 @@ TEST(EmitStablehlo, LowersEveryComputedOpcode) {
         computed += is_source(static_cast<Opcode>(i)) ? 0 : 1;
     }
     EXPECT_EQ(every.lowered.size(), computed);
+    EXPECT_EQ(every.lowered_bf16.size(), computed);
 }
 
 TEST(EmitStablehlo, EmitsMatMulAsDotGeneralWithBatchingDimensions) {
@@ -538,6 +565,21 @@ TEST(EmitStablehloGolden, WalkthroughTrainingPlan) {
     const auto adjoints = tape.differentiate(loss, {weights});
     const auto network = std::move(tape).into_network();
     expect_golden("walkthrough_training", network.entry(adjoints.roots()).lower().emit_stablehlo());
+}
+
+// The walk-through converted to bf16: arguments, constants and every node's
+// value bf16, each operation in f32 between converts (the bf16 contract), the
+// literal 0.1 written as bf16's shortest decimal.
+TEST(EmitStablehloGolden, WalkthroughTrainingPlanInBf16) {
+    Tape<float> tape;
+    auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
+    auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
+    auto hidden = (input.matmul(weights) + tape.leaf(Tensor<float>(0.1f))).tanh();
+    auto loss = (hidden * hidden).sum();
+    const auto adjoints = tape.differentiate(loss, {weights});
+    const auto network = std::move(tape).into_network().convert<bf16>();
+    expect_golden("walkthrough_training_bf16",
+                  network.entry(adjoints.roots()).lower().emit_stablehlo());
 }
 
 TEST(EmitStablehloGolden, CrossEntropyOverGatheredEmbeddings) {

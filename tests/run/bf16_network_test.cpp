@@ -1,11 +1,11 @@
 // bf16 networks against the contract of docs/exact-math.md ("bfloat16: the
 // contract"), opcode by opcode over the test specs of tests/support/op_specs.cpp:
 // each node's value is its float kernel on the widened operand values, rounded
-// once; every plan (exact, simplified, backward posture) gives the
-// interpreter's bits; and both derivative roads match central finite
-// differences in double, taken at the same bf16 point, within the opcode's
-// stated bf16 tolerance. Network::convert and Parameters::convert carry a
-// graph and its parameters between element types.
+// once; every plan (exact, simplified, backward posture, and Fast wherever no
+// backend reorders a sum) gives the interpreter's bits; and both derivative
+// roads match central finite differences in double, taken at the same bf16
+// point, within the opcode's stated bf16 tolerance. Network::convert and
+// Parameters::convert carry a graph and its parameters between element types.
 #include "run/interpreter.hpp"
 #include "support/bit_equal.hpp"
 #include "support/error_message.hpp"
@@ -16,8 +16,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -76,6 +78,13 @@ Tensor<bf16> contract_value(const Node& node, const topos::Run<bf16>& run) {
         .convert<bf16>();
 }
 
+// Whether every step of a tallied run was served with the reference's bits.
+bool served_exactly(const Tally& tally) {
+    return std::all_of(tally.services().begin(), tally.services().end(), [](const Service& s) {
+        return s.fidelity == Fidelity::Exact;
+    });
+}
+
 class Bf16Opcode : public ::testing::TestWithParam<Opcode> {};
 
 TEST_P(Bf16Opcode, EachNodeIsItsFloatKernelOnWidenedOperandsRoundedOnce) {
@@ -111,9 +120,14 @@ TEST_P(Bf16Opcode, EveryPlanGivesTheInterpretersBits) {
                                          forward.numerics(Numerics::Fast),
                                          forward.simplify(),
                                          forward.backward()}) {
-            const topos::Run<bf16> planned = entry.lower().forward(parameters);
-            EXPECT_TRUE(bit_equal(planned.of(recorded.output), oracle.of(recorded.output)));
-            EXPECT_TRUE(bit_equal(planned.of(recorded.loss), oracle.of(recorded.loss)));
+            const auto plan = entry.lower();
+            std::optional<topos::Run<bf16>> planned;
+            const Tally tally = Backend::tallied([&] { planned = plan.forward(parameters); });
+            if (!served_exactly(tally)) {
+                continue;  // a Fast backend reordered a sum (tests/backend checks its bound)
+            }
+            EXPECT_TRUE(bit_equal(planned->of(recorded.output), oracle.of(recorded.output)));
+            EXPECT_TRUE(bit_equal(planned->of(recorded.loss), oracle.of(recorded.loss)));
         }
         // The recorded derivative, lowered, against the reverse scan of the oracle.
         const topos::Run<bf16> gradient_run =

@@ -33,6 +33,9 @@ void visit_opcode(EmissionCorpusVisitor& visitor, const OpSpec& spec, std::uint6
     visitor.visit(name + ".training.simplified",
                   network.entry(adjoints.roots()).simplify().lower());
     visitor.visit(name + ".backward", network.entry({loss_symbol}).backward().lower());
+    const Network<bf16> narrow = network.convert<bf16>();
+    visitor.visit(name + ".bf16.inference", narrow.entry({output}).lower());
+    visitor.visit(name + ".bf16.training", narrow.entry(adjoints.roots()).lower());
 }
 
 void visit_scalar_chain(EmissionCorpusVisitor& visitor) {
@@ -210,6 +213,7 @@ void visit_emission_corpus(EmissionCorpusVisitor& visitor) {
     visit_scalar_chain(visitor);
     visit_walkthrough<float>(visitor, "example.walkthrough.f32");
     visit_walkthrough<double>(visitor, "example.walkthrough.f64");
+    visit_walkthrough<bf16>(visitor, "example.walkthrough.bf16");
     visit_special_functions<float>(visitor, "range.special_functions.f32");
     visit_special_functions<double>(visitor, "range.special_functions.f64");
     visit_mlp(visitor);

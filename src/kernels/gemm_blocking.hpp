@@ -1,0 +1,86 @@
+// The blocking shared by the GEMM drivers (float and double in gemm.cpp, the
+// bf16 products in gemm_bf16.cpp): how an output is cut into independent
+// tiles for the thread pool, and which register tile an instruction set gives
+// a product. Cutting never changes a result: a tile holds whole outputs, each
+// of which keeps its k terms on one thread.
+#pragma once
+
+#include "core/thread_pool.hpp"
+#include "kernels/micro_kernel.hpp"
+#include <topos/core/isa.hpp>
+#include <topos/core/tensor.hpp>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace topos::detail::blocking {
+
+inline std::size_t divide_up(std::size_t a, std::size_t b) {
+    return (a + b - 1) / b;
+}
+
+inline std::size_t round_up(std::size_t a, std::size_t multiple) {
+    return divide_up(a, multiple) * multiple;
+}
+
+// An extent cut into `parts` near-equal ranges of whole units (micro-kernel
+// rows or columns); only the last unit may be short.
+struct Partition {
+    std::size_t extent;
+    std::size_t unit;
+    std::size_t parts;
+
+    std::size_t first(std::size_t part) const {
+        return part * divide_up(extent, unit) / parts * unit;
+    }
+
+    std::size_t count(std::size_t part) const {
+        return std::min(extent, first(part + 1)) - first(part);
+    }
+};
+
+// How a k block's output is cut into independent tiles for `threads` threads:
+// row blocks of at most the kernel's row_block rows, a multiple of the thread
+// count of them; a matrix too short for that is cut across columns as well.
+struct TileGrid {
+    Partition rows;
+    Partition columns;
+};
+
+// `Kernel` is any register tile with rows, columns and row_block (MicroKernel).
+template <class Kernel>
+TileGrid tile_grid(const Kernel& kernel,
+                   std::size_t rows,
+                   std::size_t columns,
+                   std::size_t threads) {
+    const std::size_t row_units = divide_up(rows, kernel.rows);
+    std::size_t row_blocks = divide_up(rows, kernel.row_block);
+    if (threads > 1 && row_blocks >= threads) {
+        row_blocks = round_up(row_blocks, threads);
+    }
+    row_blocks = std::min(row_blocks, row_units);
+    const std::size_t column_units = divide_up(columns, kernel.columns);
+    const std::size_t column_splits = row_blocks < threads ? std::min(threads, column_units) : 1;
+    return {{rows, kernel.rows, row_blocks}, {columns, kernel.columns, column_splits}};
+}
+
+// Calls task(i) for i < count: over the pool when threads > 1, else in order on
+// this thread.
+template <class Task>
+void run_tasks(std::size_t count, std::size_t threads, Task&& task) {
+    if (threads > 1) {
+        ThreadPool::instance().run(count, task);
+        return;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        task(i);
+    }
+}
+
+// The tile for a product of `columns` columns: the narrowest of the
+// instruction set's tiles (an AVX-512 machine also runs AVX2's) that is at
+// least that wide, or the wide tile.
+template <Element T>
+MicroKernel<T> micro_kernel_for(Isa isa, std::size_t columns);
+
+}  // namespace topos::detail::blocking
