@@ -91,9 +91,10 @@ Value<T> Value<T>::greater_equal(const Value& other) const {
     return compare(other, Comparison::GreaterEqual);
 }
 
-#define TOPOS_INSTANTIATE_UNARY(name, opcode)         \
-    template Value<float> Value<float>::name() const; \
-    template Value<double> Value<double>::name() const;
+#define TOPOS_INSTANTIATE_UNARY(name, opcode)           \
+    template Value<float> Value<float>::name() const;   \
+    template Value<double> Value<double>::name() const; \
+    template Value<bf16> Value<bf16>::name() const;
 TOPOS_UNARY_SPELLINGS(TOPOS_INSTANTIATE_UNARY)
 #undef TOPOS_INSTANTIATE_UNARY
 #undef TOPOS_UNARY_SPELLINGS

@@ -108,19 +108,16 @@ void multiply_tile(const Product<T>& product,
 
 template <Element T>
 void multiply_k_block(const Product<T>& product, const PackedB<T>& b, std::size_t threads) {
-    const blocking::TileGrid grid =
-        blocking::tile_grid(product.kernel, product.rows, b.count, threads);
-    const std::size_t splits = grid.columns.parts;
-    blocking::run_tasks(grid.rows.parts * splits, threads, [&](std::size_t task) {
-        const std::size_t row_part = task / splits;
-        const std::size_t column_part = task % splits;
-        multiply_tile(product,
-                      b,
-                      grid.rows.first(row_part),
-                      grid.rows.count(row_part),
-                      grid.columns.first(column_part),
-                      grid.columns.count(column_part));
-    });
+    blocking::for_each_tile(product.kernel,
+                            product.rows,
+                            b.count,
+                            threads,
+                            [&](std::size_t first_row,
+                                std::size_t rows,
+                                std::size_t first_column,
+                                std::size_t columns) {
+                                multiply_tile(product, b, first_row, rows, first_column, columns);
+                            });
 }
 
 // Whether B is already one packed panel: row-major with exactly the kernel's

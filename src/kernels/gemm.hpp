@@ -44,6 +44,35 @@ struct MatrixTarget {
     std::ptrdiff_t batch_stride;
 };
 
+// The batched product of the MatMul opcode: contiguous row-major a [...,
+// rows, depth] times b [..., depth, columns] into out [..., rows, columns],
+// one matrix per index of the leading axes (equal on both sides).
+template <Element T>
+struct RowMajorProduct {
+    GemmExtents extents;
+    MatrixView<T> a;
+    MatrixView<T> b;
+    MatrixTarget<T> c;
+};
+
+template <Element T>
+RowMajorProduct<T> row_major_product(
+    const T* a, const Shape& a_shape, const T* b, const Shape& b_shape, T* out) {
+    const std::size_t r = a_shape.rank();
+    const std::size_t rows = a_shape[r - 2];
+    const std::size_t depth = a_shape[r - 1];
+    const std::size_t columns = b_shape[r - 1];
+    std::size_t batches = 1;
+    for (std::size_t axis = 0; axis + 2 < r; ++axis) {
+        batches *= a_shape[axis];
+    }
+    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
+    return {{batches, rows, depth, columns},
+            {a, signed_size(depth), 1, signed_size(rows * depth)},
+            {b, signed_size(columns), 1, signed_size(depth * columns)},
+            {out, signed_size(columns), signed_size(rows * columns)}};
+}
+
 // How gemm_with runs a product; the defaults are what gemm() uses.
 struct GemmOptions {
     // The micro-kernel's instruction set, one of supported_isas(); by default

@@ -171,19 +171,16 @@ template <class Packed>
 void multiply_k_block(const Product<Packed>& product,
                       const PackedB<Packed>& b,
                       std::size_t threads) {
-    const blocking::TileGrid grid =
-        blocking::tile_grid(product.scheme.kernel, product.rows, b.count, threads);
-    const std::size_t splits = grid.columns.parts;
-    blocking::run_tasks(grid.rows.parts * splits, threads, [&](std::size_t task) {
-        const std::size_t row_part = task / splits;
-        const std::size_t column_part = task % splits;
-        multiply_tile(product,
-                      b,
-                      grid.rows.first(row_part),
-                      grid.rows.count(row_part),
-                      grid.columns.first(column_part),
-                      grid.columns.count(column_part));
-    });
+    blocking::for_each_tile(product.scheme.kernel,
+                            product.rows,
+                            b.count,
+                            threads,
+                            [&](std::size_t first_row,
+                                std::size_t rows,
+                                std::size_t first_column,
+                                std::size_t columns) {
+                                multiply_tile(product, b, first_row, rows, first_column, columns);
+                            });
 }
 
 // A k block of B at least this large is packed by all threads, each taking

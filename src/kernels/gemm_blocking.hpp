@@ -77,6 +77,23 @@ void run_tasks(std::size_t count, std::size_t threads, Task&& task) {
     }
 }
 
+// Calls tile(first_row, rows, first_column, columns) for every tile of a k
+// block's output of `rows` by `columns`, cut by tile_grid, over `threads`.
+template <class Kernel, class Tile>
+void for_each_tile(
+    const Kernel& kernel, std::size_t rows, std::size_t columns, std::size_t threads, Tile&& tile) {
+    const TileGrid grid = tile_grid(kernel, rows, columns, threads);
+    const std::size_t splits = grid.columns.parts;
+    run_tasks(grid.rows.parts * splits, threads, [&](std::size_t task) {
+        const std::size_t row_part = task / splits;
+        const std::size_t column_part = task % splits;
+        tile(grid.rows.first(row_part),
+             grid.rows.count(row_part),
+             grid.columns.first(column_part),
+             grid.columns.count(column_part));
+    });
+}
+
 // The tile for a product of `columns` columns: the narrowest of the
 // instruction set's tiles (an AVX-512 machine also runs AVX2's) that is at
 // least that wide, or the wide tile.

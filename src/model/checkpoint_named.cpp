@@ -90,20 +90,6 @@ void check_names_cover(const Parameters<T>& parameters, const std::vector<NamedP
     }
 }
 
-// Why a load with `options` cannot read a tensor stored as `stored`, or "".
-template <Element T>
-std::string dtype_refusal(const std::string& stored, NamedLoadOptions options) {
-    std::string problem = detail::dtype_problem<T>(stored);
-    if (problem.empty() || (options.convert && detail::convertible_dtype(stored))) {
-        return "";
-    }
-    if (detail::convertible_dtype(stored)) {
-        return "stored as " + stored + ", the model holds " + detail::dtype_name<T>() +
-               "; load with {.convert = true} to round each element to it";
-    }
-    return problem;
-}
-
 template <Element T>
 void check_entries(const SafetensorsHeader& header,
                    const Parameters<T>& like,
@@ -118,7 +104,8 @@ void check_entries(const SafetensorsHeader& header,
         if (found == header.tensors.end()) {
             mismatches.add(named.name + ": missing (the model has it with shape " + shape.str() +
                            " as stored)");
-        } else if (const std::string problem = dtype_refusal<T>(found->second.dtype, options);
+        } else if (const std::string problem =
+                       detail::unreadable_dtype<T>(found->second.dtype, options.convert);
                    !problem.empty()) {
             mismatches.add(named.name + ": " + problem);
         } else if (!(found->second.shape == shape)) {

@@ -42,18 +42,11 @@ void check_readable(const std::string& origin,
                     const std::string& name,
                     const detail::TensorEntry& entry,
                     ReadOptions options) {
-    const std::string own = detail::dtype_name<T>();
-    if (entry.dtype == own || (options.convert && detail::convertible_dtype(entry.dtype))) {
-        return;
+    if (const std::string problem = detail::unreadable_dtype<T>(entry.dtype, options.convert);
+        !problem.empty()) {
+        throw CheckpointError("the tensor " + detail::printable_name(name) + " of " + origin +
+                              " is " + problem);
     }
-    const std::string tensor = "the tensor " + detail::printable_name(name) + " of " + origin;
-    if (detail::convertible_dtype(entry.dtype)) {
-        throw CheckpointError(tensor + " is stored as " + entry.dtype + ", not " + own +
-                              "; read it with {.convert = true} to round each element to " + own);
-    }
-    throw CheckpointError(tensor + " is stored as " + entry.dtype +
-                          ", which topos does not read as numbers (it reads F16, BF16, F32 "
-                          "and F64)");
 }
 
 }  // namespace

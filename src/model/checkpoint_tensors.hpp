@@ -61,26 +61,54 @@ Tensor<T> from_little_endian(std::span<const std::byte> bytes, const Shape& shap
     });
 }
 
-// Why a stored dtype cannot be read as T, or "" when it can.
+// The floating-point dtypes a load by name or a read of one tensor converts from.
+inline bool convertible_dtype(const std::string& stored) {
+    return stored == "F16" || stored == "BF16" || stored == "F32" || stored == "F64";
+}
+
+// The network type that holds a dtype as it is stored, or null (F16, integers).
+inline const char* network_holding(const std::string& stored) {
+    if (stored == "F32") {
+        return "Network<float>";
+    }
+    if (stored == "F64") {
+        return "Network<double>";
+    }
+    return stored == "BF16" ? "Network<bf16>" : nullptr;
+}
+
+// Why a load by node (which reads the network's own type only) cannot read a
+// tensor stored as `stored` into a Network<T>, or "" when it can.
 template <Element T>
 std::string dtype_problem(const std::string& stored) {
     if (stored == dtype_name<T>()) {
         return "";
     }
-    if (stored == "F32" || stored == "F64") {
+    if (const char* holder = network_holding(stored)) {
         return "stored as " + stored + ", the network holds " + dtype_name<T>() +
-               " (load it into a Network<" + (stored == "F32" ? "float" : "double") +
-               "> or convert the file)";
+               " (load it into a " + holder + ", or load by name with {.convert = true})";
     }
     return "stored as " + stored +
-           ", which topos does not load: it loads F32 into a Network<float> and F64 into a "
-           "Network<double> (convert the file's tensors to F32 or F64, e.g. with torch's "
-           ".float() or .double() before saving it)";
+           ", which topos does not load by node: it loads F32 into a Network<float>, F64 into "
+           "a Network<double> and BF16 into a Network<bf16>" +
+           (convertible_dtype(stored) ? " (load by name with {.convert = true} to convert it)"
+                                      : "");
 }
 
-// The floating-point dtypes a load by name converts from.
-inline bool convertible_dtype(const std::string& stored) {
-    return stored == "F16" || stored == "BF16" || stored == "F32" || stored == "F64";
+// Why a load that converts when asked (by name, or one tensor) cannot read a
+// tensor stored as `stored` as T, or "" when it can.
+template <TensorElement T>
+std::string unreadable_dtype(const std::string& stored, bool convert) {
+    const std::string own = dtype_name<T>();
+    if (stored == own || (convert && convertible_dtype(stored))) {
+        return "";
+    }
+    if (convertible_dtype(stored)) {
+        return "stored as " + stored + ", not " + own +
+               "; read it with {.convert = true} to round each element to " + own;
+    }
+    return "stored as " + stored +
+           ", which topos does not read as numbers (it reads F16, BF16, F32 and F64)";
 }
 
 // An IEEE binary16 number, exactly, as a double.

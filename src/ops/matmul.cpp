@@ -43,25 +43,12 @@ Shape infer(const ShapeCheck& check) {
 // GEMM packs them).
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    const Shape& a = *operands[0].shape;
-    const std::size_t r = a.rank();
-    const std::size_t rows = a[r - 2];
-    const std::size_t depth = a[r - 1];
-    const std::size_t columns = (*operands[1].shape)[r - 1];
-    std::size_t batches = 1;
-    for (std::size_t axis = 0; axis + 2 < r; ++axis) {
-        batches *= a[axis];
-    }
-    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
-    const GemmExtents extents{batches, rows, depth, columns};
-    const MatrixView<T> a_view{operands[0].data, signed_size(depth), 1, signed_size(rows * depth)};
-    const MatrixView<T> b_view{
-        operands[1].data, signed_size(columns), 1, signed_size(depth * columns)};
-    const MatrixTarget<T> c_view{out, signed_size(columns), signed_size(rows * columns)};
+    const RowMajorProduct<T> product = row_major_product(
+        operands[0].data, *operands[0].shape, operands[1].data, *operands[1].shape, out);
     if constexpr (std::same_as<T, bf16>) {
-        gemm_bf16(extents, a_view, b_view, c_view);
+        gemm_bf16(product.extents, product.a, product.b, product.c);
     } else {
-        gemm<T>(extents, a_view, b_view, c_view);
+        gemm<T>(product.extents, product.a, product.b, product.c);
     }
 }
 

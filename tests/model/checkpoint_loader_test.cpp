@@ -181,8 +181,10 @@ TEST(CheckpointLoad, NamesAnUnsupportedDtypeAndWhatToposLoads) {
                   136);
     EXPECT_THAT([&] { (void)checkpoint::load(folder / "f16", small_mlp<double>()); },
                 ThrowsMessage<CheckpointError>(AllOf(
-                    HasSubstr("parameter.0: stored as F16, which topos does not load"),
-                    HasSubstr("it loads F32 into a Network<float> and F64 into a Network<double>"),
+                    HasSubstr("parameter.0: stored as F16, which topos does not load by node"),
+                    HasSubstr("it loads F32 into a Network<float>, F64 into a Network<double> "
+                              "and BF16 into a Network<bf16>"),
+                    HasSubstr("load by name with {.convert = true}"),
                     Not(HasSubstr("load it into a Network<double>")))));
 }
 

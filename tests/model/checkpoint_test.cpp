@@ -239,6 +239,20 @@ TEST(Checkpoint, LoadRefusesAnotherElementType) {
                               "a Network<float>")));
 }
 
+TEST(Checkpoint, Bf16ParametersSaveAndLoadBitForBit) {
+    const Network<bf16> network = small_mlp<float>(12).convert<bf16>();
+    const Parameters<bf16> parameters = network.parameters();
+    checkpoint::save(scratch("as_bf16"), parameters);
+    const Parameters<bf16> loaded = checkpoint::load(scratch("as_bf16"), network);
+    for (const Symbol parameter : parameters.symbols()) {
+        EXPECT_TRUE(test::bit_equal(loaded.of(parameter), parameters.of(parameter)));
+    }
+    EXPECT_THAT([&] { (void)checkpoint::load(scratch("as_bf16"), small_mlp<float>(12)); },
+                ::testing::ThrowsMessage<CheckpointError>(
+                    HasSubstr("parameter.0: stored as BF16, the network holds F32 (load it into "
+                              "a Network<bf16>, or load by name with {.convert = true})")));
+}
+
 TEST(Checkpoint, LoadRefusesTensorsTheNetworkDoesNotHave) {
     const Network<double> network = small_mlp<double>(11);
     write_crafted(scratch("stranger"),

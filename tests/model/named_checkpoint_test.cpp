@@ -204,7 +204,7 @@ TEST(NamedCheckpoint, ConvertsBf16F16AndF64TensorsWhenAskedAndOnlyThen) {
     const auto names = named_parameters(fc);
     EXPECT_THAT([&] { (void)checkpoint::load(path, network, names); },
                 ::testing::ThrowsMessage<CheckpointError>(
-                    AllOf(HasSubstr("weight: stored as BF16, the model holds F32; load with "
+                    AllOf(HasSubstr("weight: stored as BF16, not F32; read it with "
                                     "{.convert = true}"),
                           HasSubstr("bias: stored as F16"))));
     const Parameters<float> loaded = checkpoint::load(path, network, names, {.convert = true});
@@ -245,7 +245,7 @@ TEST(NamedCheckpoint, RefusesAnIntegerTensorEvenWhenConverting) {
                 folder / "ints.safetensors", network, named_parameters(fc), {.convert = true});
         },
         ::testing::ThrowsMessage<CheckpointError>(
-            HasSubstr("weight: stored as I16, which topos does not load")));
+            HasSubstr("weight: stored as I16, which topos does not read as numbers")));
 }
 
 // Saves a Linear by name, then tries a save with names[1] renamed to

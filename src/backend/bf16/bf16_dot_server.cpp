@@ -19,20 +19,9 @@ bool serves(const Node& node, std::span<const Shape>, Precision precision) {
 
 // [..., m, k] x [..., k, n], one product per batch index, operands read in place.
 void kernel(const NodeView&, std::span<const View<bf16>> operands, bf16* out) {
-    const Shape& a = *operands[0].shape;
-    const std::size_t r = a.rank();
-    const std::size_t rows = a[r - 2];
-    const std::size_t depth = a[r - 1];
-    const std::size_t columns = (*operands[1].shape)[r - 1];
-    std::size_t batches = 1;
-    for (std::size_t axis = 0; axis + 2 < r; ++axis) {
-        batches *= a[axis];
-    }
-    const auto signed_size = [](std::size_t extent) { return static_cast<std::ptrdiff_t>(extent); };
-    gemm_bf16_dot({batches, rows, depth, columns},
-                  {operands[0].data, signed_size(depth), 1, signed_size(rows * depth)},
-                  {operands[1].data, signed_size(columns), 1, signed_size(depth * columns)},
-                  {out, signed_size(columns), signed_size(rows * columns)});
+    const RowMajorProduct<bf16> product = row_major_product(
+        operands[0].data, *operands[0].shape, operands[1].data, *operands[1].shape, out);
+    gemm_bf16_dot(product.extents, product.a, product.b, product.c);
 }
 
 }  // namespace
