@@ -1,7 +1,9 @@
 """W1 side by side: runs bench/gemm_bench's topos and OpenBLAS benchmarks
 interleaved (one repetition of each configuration per round, for R rounds) and
 prints, per workload, the median GFLOP/s with min and max of each
-configuration and the ratio of topos's medians to the faster OpenBLAS's.
+configuration and the ratio of topos's medians to the faster OpenBLAS's; and
+the bf16 products (exact, and Fast with AVX-512 BF16) beside the exact float
+GEMM at n = 1024 and 2048.
 
 OpenBLAS runs twice: under OPENBLAS_CORETYPE=Haswell (this machine's
 environment setting, AVX2 kernels) and with OPENBLAS_CORETYPE and
@@ -21,6 +23,8 @@ CONFIGURATIONS = [
     ("topos plan", "topos_plan", {}),
     ("OpenBLAS Haswell", "openblas", {"OPENBLAS_CORETYPE": "Haswell"}),
     ("OpenBLAS own kernel", "openblas", {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None}),
+    ("bf16 Exact", "topos_bf16_exact", {}),
+    ("bf16 Fast", "topos_bf16_fast", {}),
 ]
 
 
@@ -35,7 +39,7 @@ def environment(changes):
 
 
 def run_once(program, family, changes, workload_filter):
-    pattern = f"^{family}<.*({workload_filter})"
+    pattern = f"^{family}[</].*({workload_filter})"
     result = subprocess.run(
         [program, f"--benchmark_filter={pattern}", "--benchmark_format=json",
          "--benchmark_min_time=0.2"],
@@ -45,9 +49,11 @@ def run_once(program, family, changes, workload_filter):
 
 
 def workload_of(name):
-    # topos_exact<float>/n:256/threads:1/real_time -> ("float", 256, 1)
-    match = re.match(r"\w+<(\w+)>/n:(\d+)/threads:(\d+)", name)
-    return match.group(1), int(match.group(2)), int(match.group(3))
+    # topos_exact<float>/n:256/threads:1/real_time -> ("float", 256, 1);
+    # topos_bf16_fast/n:1024/threads:2/real_time -> ("bf16", 1024, 2)
+    match = re.match(r"\w+?(?:<(\w+)>)?/n:(\d+)/threads:(\d+)", name)
+    element = match.group(1) or "bf16"
+    return element, int(match.group(2)), int(match.group(3))
 
 
 def cell(samples):
@@ -70,7 +76,8 @@ def compare(program, rounds, workload_filter="."):
                     by_cpu.setdefault((column, workload), []).append(cpu_gflops)
                 if row.get("label"):
                     labels[column] = row["label"]
-    columns = [c for c, _, _ in CONFIGURATIONS if any(k[0] == c for k in by_wall)]
+    columns = [c for c, _, _ in CONFIGURATIONS
+               if any(k[0] == c for k in by_wall) and not c.startswith("bf16")]
     for column in columns:
         if column in labels:
             print(f"{column}: OpenBLAS core {labels[column]}")
@@ -80,11 +87,36 @@ def compare(program, rounds, workload_filter="."):
     print(f"\nOne thread, GFLOP/s by the computing thread's CPU time (time the thread was "
           "descheduled on a loaded machine does not count)")
     print_table(columns, by_cpu)
+    print_bf16_table(by_wall)
     return by_wall
 
 
+def print_bf16_table(by_wall):
+    """The bf16 products beside the exact float GEMM of the same size."""
+    rows = sorted({w for c, w in by_wall if c.startswith("bf16")})
+    if not rows:
+        return
+    print("\nbf16 products, GFLOP/s by wall-clock time; ratio = bf16 median / float Exact median")
+    print("| workload | bf16 Exact | bf16 Fast | float Exact | bf16 Exact / float | Fast / float |")
+    print("|" + " --- |" * 6)
+    for _, n, threads in rows:
+        float_samples = by_wall.get(("topos Exact", ("float", n, threads)))
+        row = [f"bf16 n={n} t={threads}"]
+        for column in ("bf16 Exact", "bf16 Fast"):
+            row.append(cell(by_wall.get((column, ("bf16", n, threads)), [float("nan")])))
+        row.append(cell(float_samples) if float_samples else "-")
+        for column in ("bf16 Exact", "bf16 Fast"):
+            samples = by_wall.get((column, ("bf16", n, threads)))
+            if samples and float_samples:
+                row.append(f"{statistics.median(samples) / statistics.median(float_samples):.2f}")
+            else:
+                row.append("-")
+        print("| " + " | ".join(row) + " |")
+
+
 def print_table(columns, samples):
-    workloads = sorted({w for _, w in samples}, key=lambda w: (w[0] != "float", w[1], w[2]))
+    workloads = sorted({w for _, w in samples if w[0] != "bf16"},
+                       key=lambda w: (w[0] != "float", w[1], w[2]))
     header = ["workload"] + columns + ["Exact / best OpenBLAS", "plan / best OpenBLAS"]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))

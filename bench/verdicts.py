@@ -35,6 +35,23 @@ def gemm_lines(by_wall):
         worst, (element, n, threads) = min(ratios)
         lines.append(f"W1 {label} >= {bound:g}x OpenBLAS at n >= 512: {verdict(worst >= bound)} "
                      f"(worst {worst:.2f}, {element} n={n} t={threads})")
+    return lines + bf16_gemm_lines(by_wall)
+
+
+def bf16_gemm_lines(by_wall):
+    """W1 in bf16: Exact >= 1.0x the exact float GEMM, Fast (AVX-512 BF16)
+    >= 1.6x, at n = 1024 and 2048 on every thread count; the worst decides."""
+    lines = []
+    for column, bound in (("bf16 Exact", 1.0), ("bf16 Fast", 1.6)):
+        ratios = []
+        for (c, (element, n, threads)), samples in by_wall.items():
+            float_samples = by_wall.get(("topos Exact", ("float", n, threads)))
+            if c == column and float_samples:
+                ratios.append((median(samples) / median(float_samples), n, threads))
+        if ratios:
+            worst, n, threads = min(ratios)
+            lines.append(f"W1 {column} >= {bound:g}x float Exact: {verdict(worst >= bound)} "
+                         f"(worst {worst:.2f}, n={n} t={threads})")
     return lines
 
 

@@ -107,7 +107,7 @@ void round_tile(const float* sums,
                 std::size_t c_row_stride,
                 std::size_t rows,
                 std::size_t columns) {
-    std::array<std::uint16_t, largest_tile> bits;
+    std::array<std::uint16_t, largest_tile> bits{};
     for (std::size_t r = 0; r < rows; ++r) {
         const float* from = sums + r * sums_row_stride;
         for (std::size_t j = 0; j < columns; ++j) {
@@ -138,7 +138,7 @@ void multiply_tile(const Product<Packed>& product,
     scheme.pack(product.a, a_block, packed_a);
     const std::size_t depth = blocking::round_up(b.depth, scheme.depth_step);
     const bool accumulate = b.depth_first > 0;
-    std::array<float, largest_tile> stack_tile;
+    std::array<float, largest_tile> stack_tile{};
     const std::size_t column_end = column_first + column_count;
     for (std::size_t j = column_first; j < column_end; j += kernel.columns) {
         const std::size_t columns = std::min(kernel.columns, column_end - j);

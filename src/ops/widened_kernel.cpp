@@ -1,34 +1,70 @@
 // The kernel of every bf16 node: the bf16 contract (docs/exact-math.md) as one
 // adapter over the op table's float kernels. Operands widen to float exactly,
 // the float kernel computes in the oracle's order, and each result element
-// rounds once to nearest, ties to even.
+// rounds once to nearest, ties to even. An elementwise node computes each
+// element from the same position of its operands, so it runs in chunks: its
+// float copies stay a few hundred kilobytes however large the tensors.
 #include "ops/op_info.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
 namespace topos::detail {
+namespace {
+
+// Elements of an elementwise node widened and computed at once.
+constexpr std::size_t chunk_elements = std::size_t{1} << 16;
+
+// Elements [first, first + count) of `operand` in float, into `widened`.
+View<float> widen(const View<bf16>& operand,
+                  std::size_t first,
+                  std::size_t count,
+                  const Shape* shape,
+                  std::vector<float>& widened) {
+    widened.resize(count);
+    const bf16* from = operand.data + first;
+    for (std::size_t k = 0; k < count; ++k) {
+        widened[k] = static_cast<float>(from[k]);
+    }
+    return View<float>{widened.data(), shape};
+}
+
+void narrow(const std::vector<float>& result, bf16* out) {
+    for (std::size_t k = 0; k < result.size(); ++k) {
+        out[k] = bf16(result[k]);
+    }
+}
+
+}  // namespace
 
 void widened_kernel(const NodeView& node, std::span<const View<bf16>> operands, bf16* out) {
     thread_local std::array<std::vector<float>, max_operands> widened;
     thread_local std::vector<float> result;
     std::array<View<float>, max_operands> views{};
-    for (std::size_t i = 0; i < operands.size(); ++i) {
-        const std::size_t count = operands[i].shape->elements();
-        widened[i].resize(count);
-        for (std::size_t k = 0; k < count; ++k) {
-            widened[i][k] = static_cast<float>(operands[i].data[k]);
+    const std::span<const View<float>> widened_views(views.data(), operands.size());
+    const OpInfo& row = op_info(node.opcode());
+    const std::size_t total = node.shape().elements();
+    if (row.kind == OpKind::Elementwise) {
+        for (std::size_t first = 0; first < total; first += chunk_elements) {
+            const Shape chunk{std::min(chunk_elements, total - first)};
+            for (std::size_t i = 0; i < operands.size(); ++i) {
+                views[i] = widen(operands[i], first, chunk[0], &chunk, widened[i]);
+            }
+            result.resize(chunk[0]);
+            row.kernel_f32(
+                NodeView(node.opcode(), node.attributes(), chunk), widened_views, result.data());
+            narrow(result, out + first);
         }
-        views[i] = View<float>{widened[i].data(), operands[i].shape};
+        return;
     }
-    const std::size_t count = node.shape().elements();
-    result.resize(count);
-    op_info(node.opcode())
-        .kernel_f32(
-            node, std::span<const View<float>>(views.data(), operands.size()), result.data());
-    for (std::size_t k = 0; k < count; ++k) {
-        out[k] = bf16(result[k]);
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+        views[i] =
+            widen(operands[i], 0, operands[i].shape->elements(), operands[i].shape, widened[i]);
     }
+    result.resize(total);
+    row.kernel_f32(node, widened_views, result.data());
+    narrow(result, out);
 }
 
 }  // namespace topos::detail

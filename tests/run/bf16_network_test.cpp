@@ -167,6 +167,24 @@ INSTANTIATE_TEST_SUITE_P(EveryComputedOpcode,
                          ::testing::ValuesIn(test::computed_opcodes()),
                          test::opcode_name);
 
+// Elementwise bf16 nodes run in chunks of 2^16 elements; a chunk's bits are
+// those of the whole tensor's float kernel, rounded.
+TEST(Bf16Contract, ElementwiseNodesPastOneChunkAreTheirFloatKernelRoundedOnce) {
+    const Shape shape{3, 70001};
+    Tape<bf16> tape;
+    const auto x = tape.input(init::normal(21, 2.0).make<float>(shape).convert<bf16>());
+    const auto y = tape.input(init::normal(22, 1.0).make<float>(shape).convert<bf16>());
+    const auto hyperbolic = x.tanh();
+    const auto product = hyperbolic * y;
+    const auto picked = where(x.greater(y), product, x);
+    const Network<bf16> network = std::move(tape).into_network();
+    const topos::Run<bf16> run = network.forward(network.parameters());
+    for (const Symbol node : {Symbol(hyperbolic), Symbol(product), Symbol(picked)}) {
+        EXPECT_TRUE(bit_equal(run.of(node), contract_value(network.node(node), run)))
+            << "node " << node.index();
+    }
+}
+
 TEST(NetworkConvert, KeepsTheGraphAndItsSymbolsAndRoundsEachPayloadOnce) {
     auto [network, w, x, y] = Tape<float>::record([](Tape<float>& tape) {
         auto w = tape.parameter(Tensor<float>({2}, {0.1F, -3.0F}));
