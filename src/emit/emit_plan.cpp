@@ -118,7 +118,11 @@ Raising raising_of(const PlanState<T>& plan, const RaiseContext& context) {
 
 // The node as the builder names it and checks what its rule returns.
 HloSite site_of(const Node& node) {
-    return {node.index(), node.operands(), node.shape(), name_of(node.opcode())};
+    return {node.index(),
+            node.operands(),
+            node.shape(),
+            name_of(node.opcode()),
+            op_info(node.opcode()).index_operands};
 }
 
 template <Element T>

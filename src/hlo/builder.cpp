@@ -70,21 +70,29 @@ void HloBuilder::begin(const HloSite& site) {
     made_.clear();
     made_inside_.clear();
     made_together_.clear();
+    widen_operands();
 }
 
-HloValue HloBuilder::operand(std::size_t i) {
+HloValue HloBuilder::operand(std::size_t i) const {
     const HloValue value = node_values_[site_.operands[i]];
-    if (module_.type_of(value).element != HloElement::Stored) {
-        return value;
-    }
     for (const auto& [stored, widened] : widened_) {
         if (stored == value) {
             return widened;
         }
     }
-    const HloValue widened = convert(value, HloElement::Real);
-    widened_.emplace_back(value, widened);
-    return widened;
+    return value;
+}
+
+void HloBuilder::widen_operands() {
+    for (std::size_t i = 0; i < site_.operands.size(); ++i) {
+        const HloValue value = node_values_[site_.operands[i]];
+        const bool reads_indices = ((site_.index_operands >> i) & 1U) != 0;
+        if (reads_indices || module_.type_of(value).element != HloElement::Stored ||
+            operand(i) != value) {
+            continue;
+        }
+        widened_.emplace_back(value, convert(value, HloElement::Real));
+    }
 }
 
 HloValue HloBuilder::finish(HloValue result) {

@@ -77,6 +77,9 @@ struct HloSite {
     std::span<const std::uint32_t> operands;
     Shape shape;
     std::string_view label;
+    // Operand positions (bit i: operand i) read as indices (index_operand),
+    // which a plan storing bf16 does not widen to f32.
+    std::uint8_t index_operands = 0;
 };
 
 class HloBuilder {
@@ -94,9 +97,11 @@ public:
 
     const HloSite& site() const { return site_; }
 
-    // Operand i in the computing type: a stored bf16 value is converted to f32
-    // (once per node, however many operands it is).
-    HloValue operand(std::size_t i);
+    // Operand i in the computing type. A plan storing bf16 has its real
+    // operands converted to f32 by begin(), in operand order (once per value),
+    // so the module's text does not depend on the order a lowering's
+    // arguments are evaluated in.
+    HloValue operand(std::size_t i) const;
 
     // The value emitted for any earlier node (a pattern's inputs).
     HloValue value_of(std::uint32_t node) const { return node_values_[node]; }
@@ -177,6 +182,7 @@ public:
     HloValue scatter_add_rows(HloValue target, HloValue indices, HloValue updates);
 
 private:
+    void widen_operands();
     HloValue append(HloOperation op, HloType result);
     std::vector<HloValue> append_results(HloOperation op, const std::vector<HloType>& results);
     HloBlock binary_body(std::string_view body);

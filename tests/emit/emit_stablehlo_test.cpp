@@ -574,7 +574,9 @@ TEST(EmitStablehloGolden, WalkthroughTrainingPlanInBf16) {
     Tape<float> tape;
     auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.25f, 0.4f}));
     auto input = tape.input(Tensor<float>({1, 2}, {1.0f, 2.0f}));
-    auto hidden = (input.matmul(weights) + tape.leaf(Tensor<float>(0.1f))).tanh();
+    auto product = input.matmul(weights);  // one statement each: operands' order is unspecified
+    auto shift = tape.leaf(Tensor<float>(0.1f));
+    auto hidden = (product + shift).tanh();
     auto loss = (hidden * hidden).sum();
     const auto adjoints = tape.differentiate(loss, {weights});
     const auto network = std::move(tape).into_network().convert<bf16>();

@@ -1,19 +1,19 @@
 module @topos {
   func.func @main(%arg0: tensor<2x2xbf16>, %arg1: tensor<1x2xbf16>) -> (tensor<bf16>, tensor<2x2xbf16>) {
-    %v2 = stablehlo.constant dense<0.1> : tensor<bf16>
-    %v3_0 = stablehlo.convert %arg0 : (tensor<2x2xbf16>) -> tensor<2x2xf32>
-    %v3_1 = stablehlo.convert %arg1 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v3_2 = stablehlo.dot_general %v3_1, %v3_0, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
-    %v3 = stablehlo.convert %v3_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
-    %v4_0 = stablehlo.convert %v2 : (tensor<bf16>) -> tensor<f32>
+    %v2_0 = stablehlo.convert %arg1 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v2_1 = stablehlo.convert %arg0 : (tensor<2x2xbf16>) -> tensor<2x2xf32>
+    %v2_2 = stablehlo.dot_general %v2_0, %v2_1, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+    %v2 = stablehlo.convert %v2_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
+    %v3 = stablehlo.constant dense<0.1> : tensor<bf16>
+    %v4_0 = stablehlo.convert %v3 : (tensor<bf16>) -> tensor<f32>
     %v4_1 = stablehlo.broadcast_in_dim %v4_0, dims = [] : (tensor<f32>) -> tensor<1xf32>
     %v4 = stablehlo.convert %v4_1 : (tensor<1xf32>) -> tensor<1xbf16>
     %v5_0 = stablehlo.convert %v4 : (tensor<1xbf16>) -> tensor<1xf32>
     %v5_1 = stablehlo.broadcast_in_dim %v5_0, dims = [0] : (tensor<1xf32>) -> tensor<1x2xf32>
     %v5 = stablehlo.convert %v5_1 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
-    %v6_0 = stablehlo.convert %v5 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v6_1 = stablehlo.convert %v3 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v6_2 = stablehlo.add %v6_1, %v6_0 : tensor<1x2xf32>
+    %v6_0 = stablehlo.convert %v2 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v6_1 = stablehlo.convert %v5 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v6_2 = stablehlo.add %v6_0, %v6_1 : tensor<1x2xf32>
     %v6 = stablehlo.convert %v6_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
     %v7_0 = stablehlo.convert %v6 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
     %v7_1 = stablehlo.tanh %v7_0 : tensor<1x2xf32>
@@ -32,17 +32,17 @@ module @topos {
     %v12_0 = stablehlo.convert %v11 : (tensor<1xbf16>) -> tensor<1xf32>
     %v12_1 = stablehlo.broadcast_in_dim %v12_0, dims = [0] : (tensor<1xf32>) -> tensor<1x2xf32>
     %v12 = stablehlo.convert %v12_1 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
-    %v13_0 = stablehlo.convert %v7 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v13_1 = stablehlo.convert %v12 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v13_2 = stablehlo.multiply %v13_1, %v13_0 : tensor<1x2xf32>
+    %v13_0 = stablehlo.convert %v12 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v13_1 = stablehlo.convert %v7 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v13_2 = stablehlo.multiply %v13_0, %v13_1 : tensor<1x2xf32>
     %v13 = stablehlo.convert %v13_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
-    %v14_0 = stablehlo.convert %v7 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v14_1 = stablehlo.convert %v12 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v14_2 = stablehlo.multiply %v14_1, %v14_0 : tensor<1x2xf32>
+    %v14_0 = stablehlo.convert %v12 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v14_1 = stablehlo.convert %v7 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v14_2 = stablehlo.multiply %v14_0, %v14_1 : tensor<1x2xf32>
     %v14 = stablehlo.convert %v14_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
-    %v15_0 = stablehlo.convert %v14 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v15_1 = stablehlo.convert %v13 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v15_2 = stablehlo.add %v15_1, %v15_0 : tensor<1x2xf32>
+    %v15_0 = stablehlo.convert %v13 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v15_1 = stablehlo.convert %v14 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v15_2 = stablehlo.add %v15_0, %v15_1 : tensor<1x2xf32>
     %v15 = stablehlo.convert %v15_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
     %v16 = stablehlo.constant dense<1.0> : tensor<bf16>
     %v17_0 = stablehlo.convert %v16 : (tensor<bf16>) -> tensor<f32>
@@ -54,20 +54,20 @@ module @topos {
     %v19_0 = stablehlo.convert %v7 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
     %v19_1 = stablehlo.multiply %v19_0, %v19_0 : tensor<1x2xf32>
     %v19 = stablehlo.convert %v19_1 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
-    %v20_0 = stablehlo.convert %v19 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v20_1 = stablehlo.convert %v18 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v20_2 = stablehlo.subtract %v20_1, %v20_0 : tensor<1x2xf32>
+    %v20_0 = stablehlo.convert %v18 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v20_1 = stablehlo.convert %v19 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v20_2 = stablehlo.subtract %v20_0, %v20_1 : tensor<1x2xf32>
     %v20 = stablehlo.convert %v20_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
-    %v21_0 = stablehlo.convert %v20 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v21_1 = stablehlo.convert %v15 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v21_2 = stablehlo.multiply %v21_1, %v21_0 : tensor<1x2xf32>
+    %v21_0 = stablehlo.convert %v15 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v21_1 = stablehlo.convert %v20 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v21_2 = stablehlo.multiply %v21_0, %v21_1 : tensor<1x2xf32>
     %v21 = stablehlo.convert %v21_2 : (tensor<1x2xf32>) -> tensor<1x2xbf16>
     %v26_0 = stablehlo.convert %arg1 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
     %v26_1 = stablehlo.transpose %v26_0, dims = [1, 0] : (tensor<1x2xf32>) -> tensor<2x1xf32>
     %v26 = stablehlo.convert %v26_1 : (tensor<2x1xf32>) -> tensor<2x1xbf16>
-    %v27_0 = stablehlo.convert %v21 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
-    %v27_1 = stablehlo.convert %v26 : (tensor<2x1xbf16>) -> tensor<2x1xf32>
-    %v27_2 = stablehlo.dot_general %v27_1, %v27_0, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] : (tensor<2x1xf32>, tensor<1x2xf32>) -> tensor<2x2xf32>
+    %v27_0 = stablehlo.convert %v26 : (tensor<2x1xbf16>) -> tensor<2x1xf32>
+    %v27_1 = stablehlo.convert %v21 : (tensor<1x2xbf16>) -> tensor<1x2xf32>
+    %v27_2 = stablehlo.dot_general %v27_0, %v27_1, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] : (tensor<2x1xf32>, tensor<1x2xf32>) -> tensor<2x2xf32>
     %v27 = stablehlo.convert %v27_2 : (tensor<2x2xf32>) -> tensor<2x2xbf16>
     return %v9, %v27 : tensor<bf16>, tensor<2x2xbf16>
   }
