@@ -102,11 +102,14 @@ void compute_kernel(const HostMemory<T>& memory, const Step<T>& step) {
 
 template <Element T>
 void compute_step(const HostMemory<T>& memory, const Step<T>& step) {
-    if (step.election >= 0) {
-        compute_election(memory, step);
-    } else {
-        compute_kernel(memory, step);
+    // A bf16 plan elects nothing (lower.cpp): its steps are all kernels.
+    if constexpr (ComputeElement<T>) {
+        if (step.election >= 0) {
+            compute_election(memory, step);
+            return;
+        }
     }
+    compute_kernel(memory, step);
 }
 
 // Tallies run on the caller's thread, in schedule order.
