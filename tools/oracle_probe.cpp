@@ -24,6 +24,7 @@
 namespace {
 
 using topos::Element;
+using topos::ElementType;
 using topos::Field;
 using topos::Network;
 using topos::Opcode;
@@ -302,7 +303,14 @@ void elementwise(Printer& printer, Generator& generator) {
     for (std::size_t i = 0; i < topos::opcode_count; ++i) {
         const auto opcode = static_cast<Opcode>(i);
         const topos::detail::OpInfo& row = topos::detail::op_info(opcode);
-        if (row.kind == topos::detail::OpKind::Elementwise && row.arity == 1) {
+        if (row.kind != topos::detail::OpKind::Elementwise || row.arity != 1) {
+            continue;
+        }
+        if (opcode == Opcode::Convert) {
+            for (const auto to : {ElementType::F32, ElementType::F64, ElementType::BF16}) {
+                factor(record<T>(opcode, {spread}, topos::ConvertAttributes{to}));
+            }
+        } else {
             factor(record<T>(opcode, {spread}));
         }
     }

@@ -3,6 +3,7 @@
 // (im2col); pooling as a left-to-right fold of the window's taps; batch norm
 // as means over every axis but the channels. Shapes are checked before the
 // first node is recorded.
+#include "graph/autocast_rounding.hpp"
 #include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
@@ -210,11 +211,15 @@ Value<T> conv2d(const Value<T>& given_image,
                 std::size_t stride,
                 std::size_t padding,
                 std::size_t dilation) {
-    const auto [image, filters, bias] =
+    const auto [given_on_one_tape, filters_on_one_tape, bias] =
         detail::on_one_tape("conv2d", given_image, given_filters, given_bias);
-    const Shape f = filters.shape();
-    check_convolution(image.shape(), f, bias.shape(), stride, padding, dilation);
-    const detail::RecordScope scope(image);
+    const Shape f = filters_on_one_tape.shape();
+    check_convolution(given_on_one_tape.shape(), f, bias.shape(), stride, padding, dilation);
+    const detail::RecordScope scope(given_on_one_tape);
+    // An open Autocast rounds the product's operands here, before the windows
+    // repeat each pixel, and its result below.
+    const Value<T> image = detail::autocast_rounded(given_on_one_tape);
+    const Value<T> filters = detail::autocast_rounded(filters_on_one_tape);
     Value<T> padded = image;
     if (padding > 0) {
         const Value<T> rows = image.pad(2, padding, padding);
@@ -226,7 +231,8 @@ Value<T> conv2d(const Value<T>& given_image,
     const Value<T> patches = ordered.reshape(Shape{w[0] * w[2] * w[4], w[1] * w[3] * w[5]});
     const Value<T> taps = filters.permute({1, 2, 3, 0});
     const Value<T> matrix = taps.reshape(Shape{f[1] * f[2] * f[3], f[0]});
-    const Value<T> product = patches.matmul(matrix);
+    const Value<T> product =
+        detail::autocast_rounded(patches.apply(Opcode::MatMul, {patches, matrix}));
     const Value<T> shifted = product + bias;
     const Value<T> channels_last = shifted.reshape(Shape{w[0], w[2], w[4], f[0]});
     return channels_last.permute({0, 3, 1, 2});

@@ -37,6 +37,11 @@ TOPOS_UNARY_SPELLINGS(TOPOS_UNARY_SPELLING)
 #undef TOPOS_UNARY_SPELLING
 
 template <Element T>
+Value<T> Value<T>::rounded_to(ElementType type) const {
+    return apply(Opcode::Convert, {*this}, ConvertAttributes{type});
+}
+
+template <Element T>
 Value<T> Value<T>::relu() const {
     return maximum(detail::constant(*this, Tensor<T>::filled(shape(), T{0})));
 }
@@ -100,6 +105,7 @@ TOPOS_UNARY_SPELLINGS(TOPOS_INSTANTIATE_UNARY)
 #undef TOPOS_UNARY_SPELLINGS
 
 #define TOPOS_INSTANTIATE(T)                                                \
+    template Value<T> Value<T>::rounded_to(ElementType) const;              \
     template Value<T> Value<T>::relu() const;                               \
     template Value<T> Value<T>::maximum(const Value<T>&) const;             \
     template Value<T> Value<T>::minimum(const Value<T>&) const;             \

@@ -2,6 +2,7 @@
 // right operand through every row of the left, and batches whose leading axes
 // broadcast numpy-style.
 #include "core/shape_too_large.hpp"
+#include "graph/autocast_rounding.hpp"
 #include "graph/one_tape.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
@@ -72,6 +73,24 @@ Value<T> batched_matmul(const Value<T>& a, const Value<T>& b, const Shape& batch
     return left.apply(Opcode::MatMul, {left, right});
 }
 
+// The product of operands on one tape whose shapes checked_batch accepted.
+template <Element T>
+Value<T> product(const Value<T>& left, const Value<T>& right, const Shape& batch) {
+    const Shape a = left.shape();
+    const Shape b = right.shape();
+    if (a.rank() > 2 && b.rank() == 2) {  // every row of the left through one matrix: no copies
+        const std::size_t columns = a[a.rank() - 1];
+        const Shape leading(a.extents().first(a.rank() - 1));
+        const Value<T> rows = left.reshape(Shape{leading.elements(), columns});
+        return rows.apply(Opcode::MatMul, {rows, right}).reshape(a.with_extent(a.rank() - 1, b[1]));
+    }
+    if (a.rank() == b.rank() &&
+        std::equal(a.extents().begin(), a.extents().end() - 2, b.extents().begin())) {
+        return left.apply(Opcode::MatMul, {left, right});
+    }
+    return batched_matmul(left, right, batch);
+}
+
 }  // namespace
 
 template <Element T>
@@ -80,23 +99,11 @@ Value<T> Value<T>::matmul(const Value& given_other) const {
         const auto [self, other] = detail::on_one_tape("matmul", *this, given_other);
         return self.matmul(other);
     }
-    const Value& other = given_other;
-    const Shape batch = checked_batch(*this, other);
-    const Shape& a = shape();
-    const Shape& b = other.shape();
+    const Shape batch = checked_batch(*this, given_other);
     const detail::RecordScope scope(*this);
-    if (a.rank() > 2 && b.rank() == 2) {  // every row of the left through one matrix: no copies
-        const std::size_t columns = a[a.rank() - 1];
-        const Shape leading(a.extents().first(a.rank() - 1));
-        return reshape(Shape{leading.elements(), columns})
-            .matmul(other)
-            .reshape(a.with_extent(a.rank() - 1, b[1]));
-    }
-    if (a.rank() == b.rank() &&
-        std::equal(a.extents().begin(), a.extents().end() - 2, b.extents().begin())) {
-        return apply(Opcode::MatMul, {*this, other});
-    }
-    return batched_matmul(*this, other, batch);
+    const Value left = detail::autocast_rounded(*this);
+    const Value right = detail::autocast_rounded(given_other);
+    return detail::autocast_rounded(product(left, right, batch));
 }
 
 template Value<float> Value<float>::matmul(const Value<float>&) const;

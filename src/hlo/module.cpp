@@ -39,6 +39,15 @@ std::string HloModule::type_text(const HloType& type) const {
         case HloElement::Integer:
             text += "i64";
             break;
+        case HloElement::F32:
+            text += "f32";
+            break;
+        case HloElement::F64:
+            text += "f64";
+            break;
+        case HloElement::BF16:
+            text += "bf16";
+            break;
     }
     return text + '>';
 }

@@ -16,12 +16,16 @@ namespace topos::detail {
 // Element kinds: the type the plan computes in (f32 or f64), the type it
 // stores values in where that differs (bf16, widened to f32 for every
 // operation and rounded back after it), i1 for masks, i64 for indices
-// StableHLO needs as integers.
+// StableHLO needs as integers, and the real types a Convert rounds through
+// whatever the plan's own.
 enum class HloElement : std::uint8_t {
     Real,
     Stored,
     Bool,
     Integer,
+    F32,
+    F64,
+    BF16,
 };
 
 struct HloType {

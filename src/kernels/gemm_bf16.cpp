@@ -27,6 +27,8 @@
 
 namespace topos::detail {
 namespace {
+// Named, so that a unity build may compile this file beside gemm.cpp.
+namespace bf16_gemm {
 
 // How one kind of product packs and multiplies: its tile, its panels' element
 // type, and how far each panel's depth is padded (2 for k pairs).
@@ -322,6 +324,7 @@ bool processor_has_avx512_bf16() {
 #endif
 }
 
+}  // namespace bf16_gemm
 }  // namespace
 
 void gemm_bf16_with(Bf16GemmOptions options,
@@ -329,6 +332,7 @@ void gemm_bf16_with(Bf16GemmOptions options,
                     MatrixView<bf16> a,
                     MatrixView<bf16> b,
                     MatrixTarget<bf16> c) {
+    using namespace bf16_gemm;
     run_product(
         exact_scheme(options.isa, extents.columns), options.parallel_threshold, extents, a, b, c);
 }
@@ -338,7 +342,7 @@ void gemm_bf16(GemmExtents extents, MatrixView<bf16> a, MatrixView<bf16> b, Matr
 }
 
 bool runs_avx512_bf16(Isa isa) {
-    static const bool has_bf16 = processor_has_avx512_bf16();
+    static const bool has_bf16 = bf16_gemm::processor_has_avx512_bf16();
     return has_bf16 && isa == Isa::Avx512;
 }
 
@@ -348,6 +352,7 @@ void gemm_bf16_dot_with(Bf16GemmOptions options,
                         MatrixView<bf16> b,
                         MatrixTarget<bf16> c) {
 #if defined(__x86_64__)
+    using namespace bf16_gemm;
     if (runs_avx512_bf16(options.isa)) {
         const SumMicroKernel<bf16> narrow = avx512_bf16_dot_narrow_micro_kernel();
         const Scheme<bf16> scheme{

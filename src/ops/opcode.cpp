@@ -41,6 +41,18 @@ std::ostream& operator<<(std::ostream& out, Comparison comparison) {
     return out;
 }
 
+std::ostream& operator<<(std::ostream& out, ElementType type) {
+    switch (type) {
+        case ElementType::F32:
+            return out << "f32";
+        case ElementType::F64:
+            return out << "f64";
+        case ElementType::BF16:
+            return out << "bf16";
+    }
+    return out;
+}
+
 Axes::Axes(std::initializer_list<std::size_t> axes)
     : Axes(std::span<const std::size_t>(axes.begin(), axes.size())) {}
 
@@ -110,6 +122,8 @@ struct AttributePrinter {
     void operator()(const CompareAttributes& a) const { out << "direction=" << a.direction; }
 
     void operator()(const RowsAttributes& a) const { out << "rows=" << a.rows; }
+
+    void operator()(const ConvertAttributes& a) const { out << "to=" << a.to; }
 };
 
 }  // namespace

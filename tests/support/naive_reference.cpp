@@ -50,6 +50,20 @@ Expected select(const Node&, const Operands& x) {
     }));
 }
 
+// The nearest value of the node's element type, ties to even.
+Expected convert(const Node& node, const Operands& x) {
+    switch (node.attributes_as<ConvertAttributes>().to) {
+        case ElementType::F32:
+            return unary_exact(x,
+                               [](double a) { return static_cast<double>(static_cast<float>(a)); });
+        case ElementType::BF16:
+            return unary_exact(x, [](double a) { return static_cast<double>(bf16(a)); });
+        case ElementType::F64:
+            break;
+    }
+    return unary_exact(x, [](double a) { return a; });
+}
+
 // ---- the table ----
 
 struct Reference {
@@ -95,6 +109,7 @@ const std::array references{
               }},
     Reference{Opcode::Compare, compare},
     Reference{Opcode::Select, select},
+    Reference{Opcode::Convert, convert},
     Reference{Opcode::MatMul, matmul},
     Reference{Opcode::Sum, sum},
     Reference{Opcode::Max, max},

@@ -130,6 +130,14 @@ const std::array specs{
     unary_spec<Opcode::Floor, Domain::OffIntegers>(exact([](double x) { return std::floor(x); })),
     unary_spec<Opcode::Hardtanh, Domain::OffIntegers>(exact([](double x) { return x < -1 ? -1.0 : (x > 1 ? 1.0 : x); })),
     // clang-format on
+    OpSpec{Opcode::Convert,
+           "uniform in [-2, 2], rounded to float: the rounding moves a value by at most half "
+           "of float's unit in the last place, which central differences of step 1e-3 see as "
+           "slope 1 within 1e-4",
+           1e-4,
+           record_convert,
+           invalid_convert,
+           "rounded_to"},
     OpSpec{Opcode::MatMul,
            "[..., m, k] x [..., k, n], extents 1 to 3, up to 2 batch axes, uniform in [-1, 1]",
            default_tolerance,

@@ -53,6 +53,16 @@ OpCase record_select(Tape<double>& tape, Rng& rng) {
     return {{a, b}, a.apply(Opcode::Select, {mask, a, b})};
 }
 
+OpCase record_convert(Tape<double>& tape, Rng& rng) {
+    const Value<double> a = source(tape, 0, rng.tensor<double>(rng.shape(0, 3, 3), -2.0, 2.0));
+    return {{a}, a.rounded_to<float>()};
+}
+
+void invalid_convert(Tape<double>& tape) {
+    const Value<double> a = parameter_of(tape, {2, 3});
+    a.apply(Opcode::Convert, {a});
+}
+
 void invalid_compare(Tape<double>& tape) {
     const Value<double> a = parameter_of(tape, {2, 3});
     a.apply(Opcode::Compare, {a, parameter_of(tape, {3, 2})}, CompareAttributes{Comparison::Less});

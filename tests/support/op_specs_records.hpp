@@ -108,6 +108,11 @@ void invalid_unary(Tape<double>& tape) {
     a.apply(op, {a, a});
 }
 
+// Convert to float: the one rounding central differences in double can see
+// through (op_specs_elementwise.cpp).
+OpCase record_convert(Tape<double>& tape, Rng& rng);
+void invalid_convert(Tape<double>& tape);
+
 // ---- contraction and reduction ----
 
 // op_specs_reduction.cpp

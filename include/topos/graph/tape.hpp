@@ -5,6 +5,7 @@
 #pragma once
 
 #include <topos/core/tensor.hpp>
+#include <topos/graph/autocast.hpp>
 #include <topos/graph/network.hpp>
 #include <topos/graph/node.hpp>
 #include <topos/graph/scope.hpp>

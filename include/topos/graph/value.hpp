@@ -67,6 +67,17 @@ public:
     Value minimum(const Value& other) const;
     Value pow(const Value& exponent) const;
 
+    // Each element rounded once to the nearest U (float, double or bf16) and
+    // kept in T (Convert): a float value computes in bf16 from here on, as
+    // torch's x.to(torch.bfloat16). Its adjoint is rounded alike.
+    template <class U>
+    Value rounded_to() const {
+        return rounded_to(element_type_of<U>);
+    }
+
+    // rounded_to<U>() with U named at run time: Convert to `type`.
+    Value rounded_to(ElementType type) const;
+
     // Masks: 1 where the comparison holds, else 0 (numpy broadcasting).
     Value compare(const Value& other, Comparison direction) const;
     Value equal(const Value& other) const;

@@ -5,9 +5,11 @@
 // demand equal shapes: broadcasting is recorded explicitly.
 #pragma once
 
+#include <topos/core/bf16.hpp>
 #include <topos/core/shape.hpp>
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -169,6 +171,31 @@ struct CompareAttributes {
     friend bool operator==(const CompareAttributes&, const CompareAttributes&) = default;
 };
 
+// The element types a Convert rounds to: float, double and bf16.
+enum class ElementType : std::uint8_t {
+    F32,
+    F64,
+    BF16,
+};
+
+// `f32`, `f64`, `bf16`: StableHLO's spelling.
+std::ostream& operator<<(std::ostream& out, ElementType type);
+
+// The ElementType of a C++ element type: element_type_of<bf16> is BF16.
+template <class U>
+requires std::same_as<U, float> || std::same_as<U, double> || std::same_as<U, bf16>
+inline constexpr ElementType element_type_of = std::same_as<U, float>    ? ElementType::F32
+                                               : std::same_as<U, double> ? ElementType::F64
+                                                                         : ElementType::BF16;
+
+// Each element rounded once to the nearest value of `to` (ties to even; NaN
+// kept, quiet; past `to`'s range, an infinity), kept in the tape's own type.
+// Rounding to a type at least as wide as the tape's changes nothing.
+struct ConvertAttributes {
+    ElementType to = ElementType::F32;
+    friend bool operator==(const ConvertAttributes&, const ConvertAttributes&) = default;
+};
+
 // The extent of the axis an index addresses: a table's rows (ScatterAdd) or a
 // one-hot depth (OneHot).
 struct RowsAttributes {
@@ -187,7 +214,8 @@ using Attributes = std::variant<NoAttributes,
                                 PadAttributes,
                                 SliceAttributes,
                                 CompareAttributes,
-                                RowsAttributes>;
+                                RowsAttributes,
+                                ConvertAttributes>;
 
 // The attributes as describe prints them: `axis=2 size=3 step=1 dilation=1`;
 // nothing for NoAttributes.
