@@ -3,7 +3,8 @@ interleaved (one repetition of each configuration per round, for R rounds) and
 prints, per workload, the median GFLOP/s with min and max of each
 configuration and the ratio of topos's medians to the faster OpenBLAS's; and
 the bf16 products (exact, and Fast with AVX-512 BF16) beside the exact float
-GEMM at n = 1024 and 2048.
+GEMM and LibTorch's bf16 matmul (bench/libtorch_gemm_bench, where LibTorch
+was found) at n = 1024 and 2048.
 
 OpenBLAS runs twice: under OPENBLAS_CORETYPE=Haswell (this machine's
 environment setting, AVX2 kernels) and with OPENBLAS_CORETYPE and
@@ -18,14 +19,19 @@ import statistics
 import subprocess
 
 CONFIGURATIONS = [
-    # (column, benchmark family, environment changes)
-    ("topos Exact", "topos_exact", {}),
-    ("topos plan", "topos_plan", {}),
-    ("OpenBLAS Haswell", "openblas", {"OPENBLAS_CORETYPE": "Haswell"}),
-    ("OpenBLAS own kernel", "openblas", {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None}),
-    ("bf16 Exact", "topos_bf16_exact", {}),
-    ("bf16 Fast", "topos_bf16_fast", {}),
+    # (column, benchmark family, environment changes, program: gemm_bench unless named)
+    ("topos Exact", "topos_exact", {}, None),
+    ("topos plan", "topos_plan", {}, None),
+    ("OpenBLAS Haswell", "openblas", {"OPENBLAS_CORETYPE": "Haswell"}, None),
+    ("OpenBLAS own kernel", "openblas", {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None},
+     None),
+    ("bf16 Exact", "topos_bf16_exact", {}, None),
+    ("bf16 Fast", "topos_bf16_fast", {}, None),
+    # built where libtorch-dev is found
+    ("bf16 LibTorch", "libtorch_bf16", {}, "libtorch_gemm_bench"),
 ]
+
+BF16_COLUMNS = ("bf16 Exact", "bf16 Fast", "bf16 LibTorch")
 
 
 def environment(changes):
@@ -67,8 +73,12 @@ def compare(program, rounds, workload_filter="."):
     by_cpu = {}  # the same for one thread, by that thread's CPU time
     labels = {}
     for _ in range(rounds):
-        for column, family, changes in CONFIGURATIONS:
-            results = run_once(program, family, changes, workload_filter)
+        for column, family, changes, other_program in CONFIGURATIONS:
+            runs = os.path.join(os.path.dirname(program), other_program) if other_program \
+                else program
+            if not os.path.exists(runs):
+                continue
+            results = run_once(runs, family, changes, workload_filter)
             for workload, row in results.items():
                 by_wall.setdefault((column, workload), []).append(row["GFLOP/s"])
                 if workload[2] == 1:
@@ -76,9 +86,9 @@ def compare(program, rounds, workload_filter="."):
                     by_cpu.setdefault((column, workload), []).append(cpu_gflops)
                 if row.get("label"):
                     labels[column] = row["label"]
-    columns = [c for c, _, _ in CONFIGURATIONS
+    columns = [c for c, _, _, _ in CONFIGURATIONS
                if any(k[0] == c for k in by_wall) and not c.startswith("bf16")]
-    for column in columns:
+    for column in columns + [c for c in BF16_COLUMNS if c in labels]:
         if column in labels:
             print(f"{column}: OpenBLAS core {labels[column]}")
     print(f"\nGFLOP/s by wall-clock time, median (min-max) of {rounds} interleaved "
@@ -92,23 +102,28 @@ def compare(program, rounds, workload_filter="."):
 
 
 def print_bf16_table(by_wall):
-    """The bf16 products beside the exact float GEMM of the same size."""
+    """The bf16 products beside the exact float GEMM of the same size and
+    beside LibTorch's bf16 matmul."""
     rows = sorted({w for c, w in by_wall if c.startswith("bf16")})
     if not rows:
         return
-    print("\nbf16 products, GFLOP/s by wall-clock time; ratio = bf16 median / float Exact median")
-    print("| workload | bf16 Exact | bf16 Fast | float Exact | bf16 Exact / float | Fast / float |")
-    print("|" + " --- |" * 6)
+    print("\nbf16 products, GFLOP/s by wall-clock time; ratio = bf16 median / float Exact "
+          "median, and topos Fast / LibTorch bf16")
+    print("| workload | bf16 Exact | bf16 Fast | bf16 LibTorch | float Exact "
+          "| bf16 Exact / float | Fast / float | Fast / LibTorch |")
+    print("|" + " --- |" * 8)
     for _, n, threads in rows:
+        workload = ("bf16", n, threads)
         float_samples = by_wall.get(("topos Exact", ("float", n, threads)))
         row = [f"bf16 n={n} t={threads}"]
-        for column in ("bf16 Exact", "bf16 Fast"):
-            row.append(cell(by_wall.get((column, ("bf16", n, threads)), [float("nan")])))
+        for column in BF16_COLUMNS:
+            row.append(cell(by_wall.get((column, workload), [float("nan")])))
         row.append(cell(float_samples) if float_samples else "-")
-        for column in ("bf16 Exact", "bf16 Fast"):
-            samples = by_wall.get((column, ("bf16", n, threads)))
-            if samples and float_samples:
-                row.append(f"{statistics.median(samples) / statistics.median(float_samples):.2f}")
+        for column, against in (("bf16 Exact", float_samples), ("bf16 Fast", float_samples),
+                                ("bf16 Fast", by_wall.get(("bf16 LibTorch", workload)))):
+            samples = by_wall.get((column, workload))
+            if samples and against:
+                row.append(f"{statistics.median(samples) / statistics.median(against):.2f}")
             else:
                 row.append("-")
         print("| " + " | ".join(row) + " |")

@@ -90,6 +90,25 @@ void mixed_precision() {
               << " float weights in its first layer\n\n";
 }
 
+void products_in_bf16() {
+    std::cout << "== bf16 products inside a float network: Convert and Autocast\n\n";
+    Tape<float> tape;
+    const auto weights = tape.parameter(Tensor<float>({2, 2}, {0.5f, -0.25f, 0.3f, 0.4f}));
+    const auto input = tape.input(Tensor<float>({1, 2}, {1.1f, 2.0f}));
+    const Value<float> in_float = input.matmul(weights);
+    Value<float> in_bf16 = in_float;
+    {
+        const topos::Autocast products(topos::ElementType::BF16);
+        in_bf16 = input.matmul(weights);
+    }
+    std::cout << tape.describe() << '\n';
+    const topos::Network<float> network = std::move(tape).into_network();
+    const auto run = network.forward(network.parameters());
+    std::cout << "float product " << run.of(in_float) << "\nbf16 product  " << run.of(in_bf16)
+              << "\n\n";
+    std::cout << network.entry({in_bf16}).lower().emit_stablehlo() << '\n';
+}
+
 void indices_past_256() {
     std::cout << "== Indices bf16 cannot hold\n\n";
     Tape<float> tape;
@@ -110,6 +129,7 @@ int main() {
     the_number();
     one_network_three_types();
     mixed_precision();
+    products_in_bf16();
     indices_past_256();
     return 0;
 }
