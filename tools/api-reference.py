@@ -43,7 +43,8 @@ GROUPS = [
     ("Values, losses and compositions", [
         "graph/value.hpp", "graph/losses.hpp", "graph/compositions.hpp"]),
     ("Tapes, networks, runs, entries and plans", [
-        "graph/tape.hpp", "graph/network.hpp", "graph/scope.hpp", "run/run.hpp",
+        "graph/tape.hpp", "graph/network.hpp", "graph/scope.hpp", "graph/autocast.hpp",
+        "run/run.hpp",
         "run/parameters.hpp",
         "run/entry.hpp", "plan/plan.hpp", "autodiff/adjoints.hpp", "autodiff/grad.hpp"]),
     ("Tensors, shapes and bf16", ["core/tensor.hpp", "core/shape.hpp", "core/bf16.hpp"]),
