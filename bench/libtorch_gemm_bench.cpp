@@ -4,10 +4,10 @@
 // bench/compare prints beside it. A program of its own, so that gemm_bench
 // never links LibTorch.
 #include <benchmark/benchmark.h>
-#include <torch/torch.h>
 
 #include <cstdint>
 #include <string>
+#include <torch/torch.h>
 
 namespace {
 
