@@ -1,9 +1,10 @@
 // MixedPrecision<Master>: a Function run in bf16 over a master copy of its
 // parameters in float (or double), every node in bf16, as PyTorch trains a
 // bfloat16 copy of a model over float master weights (to narrow only the
-// products, as torch.autocast does, record the model under an Autocast). The model and the body are written once, in Master; a call records
-// the body at the inputs' shapes through the Function, converts that network
-// to bf16 (Network::convert) and lowers it once per shape. Each call rounds
+// products, as torch.autocast does, record the model under an Autocast).
+// The model and the body are written once, in Master; a call records the
+// body at the inputs' shapes through the Function, converts that network to
+// bf16 (Network::convert) and lowers it once per shape. Each call rounds
 // the master parameters and the inputs once to bf16, computes by the bf16
 // contract, and widens what it returns exactly to Master: the value, and the
 // gradients an optimizer applies to the master copy, its state in Master:
