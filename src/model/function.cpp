@@ -122,8 +122,13 @@ enum class Posture : std::uint8_t {
     Gradients,
 };
 
+// The body is recorded on the calling thread, under the Autocast open there,
+// so a call under an Autocast has a plan of its own, as a call under
+// torch.autocast computes its products in the narrower type.
 inline PlanKey key_of(Posture posture, const std::vector<Shape>& shapes) {
-    return plan_key(static_cast<std::size_t>(posture), shapes);
+    const std::optional<ElementType> autocast = Autocast::current();
+    const std::size_t products = autocast ? 1 + static_cast<std::size_t>(*autocast) : 0;
+    return plan_key(static_cast<std::size_t>(posture) * 4 + products, shapes);
 }
 
 template <Element T>

@@ -79,6 +79,29 @@ TEST(Function, CompilesOncePerTupleOfShapes) {
     EXPECT_THAT(predict.describe(), HasSubstr("[7, 4]"));
 }
 
+// A call under an Autocast records its own plan, with the products rounded
+// as the model recorded by hand under the same Autocast; calls outside one
+// keep the double plan.
+TEST(Function, ACallUnderAnAutocastHasItsOwnPlanWithNarrowedProducts) {
+    const Model model;
+    const Parameters<double> parameters = model.network.parameters();
+    const Function<double> predict(model.network,
+                                   [&](const Value<double>& x) { return model.mlp.express(x); });
+    const Tensor<double> x = rows(5, 1);
+    const Tensor<double> in_double = predict(parameters, x);
+    Tensor<double> in_float = in_double;
+    Tensor<double> by_hand = in_double;
+    {
+        const Autocast products(ElementType::F32);
+        in_float = predict(parameters, x);
+        by_hand = logits_by_hand(model, parameters, x);
+    }
+    EXPECT_TRUE(test::bit_equal(in_float, by_hand));
+    EXPECT_FALSE(test::bit_equal(in_float, in_double));
+    EXPECT_TRUE(test::bit_equal(predict(parameters, x), in_double));
+    EXPECT_EQ(predict.compiled(), 2u);
+}
+
 TEST(Function, GradientsEqualTheReverseScanOfTheSameNetwork) {
     const Model model;
     const Parameters<double> parameters = model.network.parameters();

@@ -17,7 +17,9 @@
 // Numerics::Fast: a call gives the interpreter's bits at that shape. A Function
 // is safe to call from several threads at once. The body runs only
 // while a new shape is recorded, on the calling thread, and must outlive the
-// Function with everything it captures (the modules, usually).
+// Function with everything it captures (the modules, usually). A call made
+// under an Autocast has plans of its own, recorded under it (its products in
+// the narrower type), beside those of calls made outside one.
 #pragma once
 
 #include <topos/core/tensor.hpp>
