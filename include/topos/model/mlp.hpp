@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace topos {
@@ -39,7 +40,19 @@ public:
         std::initializer_list<std::size_t> widths,
         Activation activation,
         Initialiser&& weight_init)
-        : widths_(widths), activation_(activation) {
+        : Mlp(tape,
+              std::vector<std::size_t>(widths),
+              activation,
+              std::forward<Initialiser>(weight_init)) {}
+
+    // The same, with widths known only at run time (read from a file, or
+    // given from Python).
+    template <class Initialiser>
+    Mlp(Tape<T>& tape,
+        std::vector<std::size_t> widths,
+        Activation activation,
+        Initialiser&& weight_init)
+        : widths_(std::move(widths)), activation_(activation) {
         check_widths();
         for (std::size_t i = 0; i + 1 < widths_.size(); ++i) {
             layers_.emplace_back(tape, widths_[i], widths_[i + 1], weight_init);

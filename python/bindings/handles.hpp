@@ -1,0 +1,73 @@
+// What the bindings share: the Python-side tape (which knows when it was
+// sealed), and conversions from Python's spellings (sequences of extents,
+// negative axes, dicts of feeds, lists of values or symbols).
+#pragma once
+
+#include "arrays.hpp"
+#include <topos/core/error.hpp>
+#include <topos/graph/tape.hpp>
+#include <topos/run/run.hpp>
+
+#include <optional>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <string>
+#include <vector>
+
+namespace topos::python {
+
+namespace py = pybind11;
+
+// A tape as Python holds it: open until into_network() seals it, after which
+// every recording call raises TapeError instead of touching a moved-from tape.
+template <ComputeElement T>
+class OpenTape {
+public:
+    OpenTape() : tape_(Tape<T>()) {}
+
+    explicit OpenTape(Tape<T> tape) : tape_(std::move(tape)) {}
+
+    Tape<T>& open() {
+        if (!tape_) {
+            throw TapeError(
+                "the tape was sealed into a network by into_network(); record more on "
+                "network.reopen()");
+        }
+        return *tape_;
+    }
+
+    Network<T> seal() {
+        Network<T> network = std::move(open()).into_network();
+        tape_.reset();
+        return network;
+    }
+
+    bool sealed() const { return !tape_; }
+
+private:
+    std::optional<Tape<T>> tape_;
+};
+
+// An axis as Python writes it (negative counts from the end) for a value of
+// `rank` axes; `extra` admits the position one past the end (unsqueeze).
+std::size_t axis_of(long long axis, std::size_t rank, bool extra = false);
+
+Shape shape_of(const std::vector<long long>& extents);
+
+// A Symbol, from a Value of either element type or a Symbol.
+Symbol symbol_of(const py::handle& object);
+
+std::vector<Symbol> symbols_of(const py::iterable& objects);
+
+// {value or symbol: array} as feeds.
+template <ComputeElement T>
+std::vector<Feed<T>> feeds_of(const py::dict& feeds) {
+    std::vector<Feed<T>> converted;
+    converted.reserve(feeds.size());
+    for (const auto& [key, value] : feeds) {
+        converted.push_back({symbol_of(key), to_tensor<T>(value)});
+    }
+    return converted;
+}
+
+}  // namespace topos::python

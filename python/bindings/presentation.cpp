@@ -1,0 +1,76 @@
+// Presentation: pictures (graphs of tapes, networks and plans) that draw
+// themselves in a notebook as SVG, plots (the live-volume curve, a user's
+// curves), and the text readings.
+#include "handles.hpp"
+#include "module.hpp"
+#include <topos/show/graph.hpp>
+#include <topos/show/picture.hpp>
+#include <topos/show/plot.hpp>
+
+namespace topos::python {
+namespace {
+
+template <ComputeElement T>
+void bind_graphs(py::module_& show) {
+    show.def("graph", [](OpenTape<T>& tape) { return show::graph(tape.open()); })
+        .def("graph", [](const Network<T>& network) { return show::graph(network); })
+        .def("graph",
+             [](const Network<T>& network, const Adjoints<T>& adjoints) {
+                 return show::graph(network, adjoints);
+             })
+        .def("graph", [](const Plan<T>& plan) { return show::graph(plan); })
+        .def("live_volume", [](const Plan<T>& plan) { return show::live_volume(plan); });
+}
+
+}  // namespace
+
+void bind_presentation(py::module_& module) {
+    py::module_ show = module.def_submodule("show", "Pictures, plots and cards (topos::show).");
+    py::class_<show::Picture>(show, "Picture", "A graph: DOT text, laid out as SVG by Graphviz.")
+        .def("dot", &show::Picture::dot)
+        .def("svg", &show::Picture::svg)
+        .def_property_readonly("nodes", &show::Picture::nodes)
+        .def_static("can_lay_out", &show::Picture::can_lay_out)
+        .def("_repr_svg_", &show::Picture::svg);
+    py::class_<show::Plot>(show, "Plot", "Curves over steps: SVG for a page, text for a terminal.")
+        .def(py::init<>())
+        .def(
+            "title",
+            [](show::Plot& plot, std::string text) -> show::Plot& {
+                return plot.title(std::move(text));
+            },
+            py::return_value_policy::reference_internal)
+        .def(
+            "x_label",
+            [](show::Plot& plot, std::string text) -> show::Plot& {
+                return plot.x_label(std::move(text));
+            },
+            py::return_value_policy::reference_internal)
+        .def(
+            "y_label",
+            [](show::Plot& plot, std::string text) -> show::Plot& {
+                return plot.y_label(std::move(text));
+            },
+            py::return_value_policy::reference_internal)
+        .def(
+            "line",
+            [](show::Plot& plot,
+               std::string label,
+               std::vector<double> y,
+               std::optional<std::vector<double>> x) -> show::Plot& {
+                return x ? plot.line(std::move(label), std::move(*x), std::move(y))
+                         : plot.line(std::move(label), std::move(y));
+            },
+            py::arg("label"),
+            py::arg("y"),
+            py::arg("x") = py::none(),
+            py::return_value_policy::reference_internal)
+        .def("svg", &show::Plot::svg, py::arg("width") = 640, py::arg("height") = 360)
+        .def("text", &show::Plot::text, py::arg("width") = 72, py::arg("height") = 16)
+        .def("__str__", [](const show::Plot& plot) { return plot.text(); })
+        .def("_repr_svg_", [](const show::Plot& plot) { return plot.svg(); });
+    bind_graphs<float>(show);
+    bind_graphs<double>(show);
+}
+
+}  // namespace topos::python
