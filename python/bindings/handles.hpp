@@ -7,6 +7,7 @@
 #include <topos/core/error.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/run/run.hpp>
+#include <topos/show/html.hpp>
 
 #include <optional>
 #include <pybind11/pybind11.h>
@@ -58,6 +59,10 @@ Shape shape_of(const std::vector<long long>& extents);
 Symbol symbol_of(const py::handle& object);
 
 std::vector<Symbol> symbols_of(const py::iterable& objects);
+
+// A card as a notebook cell shows it: the card after topos's style sheet
+// (whose rules all name topos's own classes, so the page around is untouched).
+std::string notebook_html(const show::Html& card);
 
 // {value or symbol: array} as feeds.
 template <ComputeElement T>

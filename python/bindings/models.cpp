@@ -56,12 +56,18 @@ void bind_module_common(Class& module_class) {
         .def("parameters", &Module::parameters)
         .def("named_parameters",
              [](const Module& module) { return named_list(module.named_parameters()); })
-        .def("_repr_html_", [](const Module& module) { return show::card(module).html(); });
+        .def("_repr_html_", [](const Module& module) { return notebook_html(show::card(module)); });
 }
 
+// describe() (and str), and a repr of its first line: "<topos.Linear(64 -> 10): ...>".
 template <class Module, class Class>
 void bind_described(Class& module_class) {
-    module_class.def("describe", &Module::describe).def("__str__", &Module::describe);
+    module_class.def("describe", &Module::describe)
+        .def("__str__", &Module::describe)
+        .def("__repr__", [](const Module& module) {
+            const std::string text = module.describe();
+            return "<topos." + text.substr(0, text.find('\n')) + ">";
+        });
 }
 
 template <ComputeElement T>

@@ -111,7 +111,8 @@ read-only; `str` prints it as the seeds do (shortest round-trip decimals).)")
              [](const Tensor<T>& tensor) {
                  return "topos.Tensor(" + tensor.str() + ", " + dtype_name<T>() + ")";
              })
-        .def("_repr_html_", [](const Tensor<T>& tensor) { return show::card(tensor).html(); })
+        .def("_repr_html_",
+             [](const Tensor<T>& tensor) { return notebook_html(show::card(tensor)); })
         .def("bit_equal", &Tensor<T>::bit_equal);
 }
 

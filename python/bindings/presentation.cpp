@@ -3,12 +3,20 @@
 // curves), and the text readings.
 #include "handles.hpp"
 #include "module.hpp"
+#include <topos/show/card.hpp>
 #include <topos/show/graph.hpp>
 #include <topos/show/picture.hpp>
 #include <topos/show/plot.hpp>
 
 namespace topos::python {
 namespace {
+
+// An SVG document as a notebook embeds it: from its <svg> element on, without
+// the XML declaration and DOCTYPE a page cannot hold inline.
+std::string inline_svg(const std::string& document) {
+    const std::size_t element = document.find("<svg");
+    return element == std::string::npos ? document : document.substr(element);
+}
 
 template <ComputeElement T>
 void bind_graphs(py::module_& show) {
@@ -24,14 +32,22 @@ void bind_graphs(py::module_& show) {
 
 }  // namespace
 
+std::string notebook_html(const show::Html& card) {
+    return "<style>" + show::style_sheet() + "</style>" + card.html();
+}
+
 void bind_presentation(py::module_& module) {
     py::module_ show = module.def_submodule("show", "Pictures, plots and cards (topos::show).");
+    show.def("style_sheet", &show::style_sheet, "The CSS topos's cards, plots and pictures use.");
     py::class_<show::Picture>(show, "Picture", "A graph: DOT text, laid out as SVG by Graphviz.")
         .def("dot", &show::Picture::dot)
         .def("svg", &show::Picture::svg)
         .def_property_readonly("nodes", &show::Picture::nodes)
         .def_static("can_lay_out", &show::Picture::can_lay_out)
-        .def("_repr_svg_", &show::Picture::svg);
+        .def("_repr_svg_", [](const show::Picture& picture) { return inline_svg(picture.svg()); })
+        .def("__repr__", [](const show::Picture& picture) {
+            return "<topos.show.Picture, " + std::to_string(picture.nodes()) + " nodes>";
+        });
     py::class_<show::Plot>(show, "Plot", "Curves over steps: SVG for a page, text for a terminal.")
         .def(py::init<>())
         .def(
@@ -68,7 +84,10 @@ void bind_presentation(py::module_& module) {
         .def("svg", &show::Plot::svg, py::arg("width") = 640, py::arg("height") = 360)
         .def("text", &show::Plot::text, py::arg("width") = 72, py::arg("height") = 16)
         .def("__str__", [](const show::Plot& plot) { return plot.text(); })
-        .def("_repr_svg_", [](const show::Plot& plot) { return plot.svg(); });
+        .def("_repr_svg_", [](const show::Plot& plot) { return inline_svg(plot.svg()); })
+        .def("__repr__", [](const show::Plot& plot) {
+            return "<topos.show.Plot, " + std::to_string(plot.series().size()) + " series>";
+        });
     bind_graphs<float>(show);
     bind_graphs<double>(show);
 }

@@ -401,8 +401,15 @@ A tape on which values are recorded; into_network() seals it.)")
             py::arg("wrt"))
         .def("into_network", &Open::seal, "Seals the tape into an immutable network.")
         .def_property_readonly("sealed", &Open::sealed)
+        .def("__repr__",
+             [](Open& tape) {
+                 return std::string("<topos.Tape ") + dtype_name<T>() + ", " +
+                        (tape.sealed() ? std::string("sealed")
+                                       : std::to_string(tape.open().nodes().size()) + " nodes") +
+                        ">";
+             })
         .def_property_readonly("dtype", [](const Open&) { return dtype_name<T>(); })
-        .def("_repr_html_", [](Open& tape) { return show::card(tape.open()).html(); });
+        .def("_repr_html_", [](Open& tape) { return notebook_html(show::card(tape.open())); });
 }
 
 template <ComputeElement T>
@@ -417,7 +424,13 @@ roots() is the target then each gradient, ready for network.entry.)")
              })
         .def("roots", &A::roots)
         .def_property_readonly("target", &A::target)
-        .def("_repr_html_", [](const A& adjoints) { return show::card(adjoints).html(); });
+        .def("__repr__",
+             [](const A& adjoints) {
+                 return std::string("<topos.Adjoints ") + dtype_name<T>() + ", " +
+                        std::to_string(adjoints.gradients().size()) + " gradients of node " +
+                        std::to_string(adjoints.target().index()) + ">";
+             })
+        .def("_repr_html_", [](const A& adjoints) { return notebook_html(show::card(adjoints)); });
 }
 
 template <ComputeElement T>

@@ -54,6 +54,13 @@ MlirForm form_of(const std::string& form) {
     throw py::value_error("form is \"pretty\" or \"generic\", got \"" + form + "\"");
 }
 
+// "<topos.Kind dtype, detail>", the text a notebook shows beside a card.
+template <ComputeElement T>
+std::string repr(const char* kind, const std::string& detail) {
+    return std::string("<topos.") + kind + " " + dtype_name<T>() + (detail.empty() ? "" : ", ") +
+           detail + ">";
+}
+
 template <ComputeElement T>
 std::vector<Feed<T>> optional_feeds(const py::object& feeds) {
     return feeds.is_none() ? std::vector<Feed<T>>{} : feeds_of<T>(feeds.cast<py::dict>());
@@ -99,7 +106,12 @@ Immutable: step() and with_() return new parameters.)")
             py::arg("update"),
             "Each slot's update(weight, gradient), as new parameters.")
         .def("same_slots", &P::same_slots)
-        .def("_repr_html_", [](const P& parameters) { return show::card(parameters).html(); });
+        .def("__repr__",
+             [](const P& parameters) {
+                 return repr<T>("Parameters", std::to_string(parameters.size()) + " slots");
+             })
+        .def("_repr_html_",
+             [](const P& parameters) { return notebook_html(show::card(parameters)); });
 }
 
 template <ComputeElement T>
@@ -120,7 +132,8 @@ The derivatives of one target with respect to every node: of(value).)")
              &F::parameters,
              py::arg("like"),
              "The derivatives in the slots of `like`.")
-        .def("_repr_html_", [](const F& field) { return show::card(field).html(); });
+        .def("_repr_html_", [](const F& field) { return notebook_html(show::card(field)); })
+        .def("__repr__", [](const F&) { return repr<T>("Field", ""); });
     py::class_<R>(module, class_name<T>("Run").c_str(), R"(
 The values of one forward run, readable where its declaration says.)")
         .def("of",
@@ -140,7 +153,8 @@ The values of one forward run, readable where its declaration says.)")
             "The reverse scan from a rank-0 target: a Field of derivatives.")
         .def("recorded_gradients", &R::recorded_gradients, py::arg("adjoints"))
         .def("network", &R::network)
-        .def("_repr_html_", [](const R& run) { return show::card(run).html(); });
+        .def("_repr_html_", [](const R& run) { return notebook_html(show::card(run)); })
+        .def("__repr__", [](const R&) { return repr<T>("Run", ""); });
 }
 
 template <ComputeElement T>
@@ -183,7 +197,10 @@ A sealed tape: immutable, safe to share. forward() is the whole-spec oracle.)")
             py::arg("roots"))
         .def("reopen", [](const N& network) { return OpenTape<T>(network.reopen()); })
         .def_property_readonly("dtype", [](const N&) { return dtype_name<T>(); })
-        .def("_repr_html_", [](const N& network) { return show::card(network).html(); });
+        .def("_repr_html_", [](const N& network) { return notebook_html(show::card(network)); })
+        .def("__repr__", [](const N& network) {
+            return repr<T>("Network", std::to_string(network.nodes().size()) + " nodes");
+        });
 }
 
 template <ComputeElement T>
@@ -221,7 +238,12 @@ What a run may read: the roots, the observed values, the numerics.)")
         .def("roots", &E::roots)
         .def("observed", &E::observed)
         .def("declared", &E::declared)
-        .def("_repr_html_", [](const E& entry) { return show::card(entry).html(); });
+        .def("_repr_html_", [](const E& entry) { return notebook_html(show::card(entry)); })
+        .def("__repr__", [](const E& entry) {
+            return repr<T>(
+                "Entry",
+                std::to_string(entry.roots().size()) + " roots, " + printed(entry.numerics()));
+        });
 }
 
 template <ComputeElement T>
@@ -264,7 +286,10 @@ patterns. forward() runs it; emit_stablehlo() writes it as StableHLO text.)")
             py::arg("form") = "pretty",
             "The plan as a StableHLO module (form \"pretty\" or \"generic\").")
         .def("entry", &P::entry)
-        .def("_repr_html_", [](const P& plan) { return show::card(plan).html(); });
+        .def("_repr_html_", [](const P& plan) { return notebook_html(show::card(plan)); })
+        .def("__repr__", [](const P& plan) {
+            return repr<T>("Plan", std::to_string(plan.nodes().size()) + " nodes scheduled");
+        });
 }
 
 template <ComputeElement T>

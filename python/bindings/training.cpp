@@ -219,7 +219,11 @@ plan of the recorded derivative.)")
         .def("compiled", &F::compiled)
         .def("describe", &F::describe)
         .def("__str__", &F::describe)
-        .def("_repr_html_", [](const F& function) { return show::card(function).html(); });
+        .def("_repr_html_", [](const F& function) { return notebook_html(show::card(function)); })
+        .def("__repr__", [](const F& function) {
+            const std::string text = function.describe();
+            return "<topos." + text.substr(0, text.find('\n')) + " " + dtype_name<T>() + ">";
+        });
 }
 
 template <ComputeElement T>

@@ -47,7 +47,7 @@ class LiveCurve:
             self._handle.update(svg)
 
     def _repr_svg_(self):
-        return self.plot().svg()
+        return self.plot()._repr_svg_()
 
     def __str__(self):
         return self.plot().text()
