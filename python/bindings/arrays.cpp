@@ -2,6 +2,7 @@
 
 #include <topos/core/error.hpp>
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -46,16 +47,17 @@ const Tensor<T>* exported_tensor(const py::array& array) {
 
 template <ComputeElement T>
 Tensor<T> copied(const py::array_t<T, py::array::c_style>& array) {
-    std::vector<std::size_t> extents(static_cast<std::size_t>(array.ndim()));
-    for (std::size_t axis = 0; axis < extents.size(); ++axis) {
-        extents[axis] = static_cast<std::size_t>(array.shape(static_cast<py::ssize_t>(axis)));
-    }
-    if (extents.size() > Shape::max_rank) {
-        throw ShapeError("an array of rank " + std::to_string(extents.size()) +
+    const auto rank = static_cast<std::size_t>(array.ndim());
+    if (rank > Shape::max_rank) {
+        throw ShapeError("an array of rank " + std::to_string(rank) +
                          " has more axes than a tensor holds (" + std::to_string(Shape::max_rank) +
                          ")");
     }
-    return Tensor<T>(Shape(std::span<const std::size_t>(extents)),
+    std::array<std::size_t, Shape::max_rank> extents{};
+    for (std::size_t axis = 0; axis < rank; ++axis) {
+        extents[axis] = static_cast<std::size_t>(array.shape(static_cast<py::ssize_t>(axis)));
+    }
+    return Tensor<T>(Shape(std::span<const std::size_t>(extents.data(), rank)),
                      std::span<const T>(array.data(), static_cast<std::size_t>(array.size())));
 }
 
@@ -102,10 +104,7 @@ py::array to_numpy(const Tensor<T>& tensor) {
 
 template <ComputeElement T>
 Tensor<T> to_tensor(const py::handle& object) {
-    if (py::isinstance<Tensor<T>>(object)) {
-        return object.cast<Tensor<T>>();
-    }
-    if (py::isinstance<py::array>(object)) {
+    if (py::isinstance<py::array>(object)) {  // first: the common case, and the cheapest test
         const auto array = py::reinterpret_borrow<py::array>(object);
         if (const Tensor<T>* tensor = exported_tensor<T>(array)) {
             return *tensor;
@@ -122,6 +121,9 @@ Tensor<T> to_tensor(const py::handle& object) {
                                  dtype_name<T>() + ")");
         }
         return copied<T>(exactly_converted<T>(array));
+    }
+    if (py::isinstance<Tensor<T>>(object)) {
+        return object.cast<Tensor<T>>();
     }
     // Python numbers and (nested) lists convert as torch.tensor converts them.
     auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(object);

@@ -8,6 +8,10 @@ namespace topos::python {
 
 namespace py = pybind11;
 
+// Sets the C library allocator's thresholds for large blocks (allocator.cpp);
+// true where it did.
+bool settle_allocator();
+
 void bind_errors(py::module_& module);
 void bind_payloads(py::module_& module);
 void bind_recording(py::module_& module);

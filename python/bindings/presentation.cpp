@@ -7,6 +7,7 @@
 #include <topos/show/graph.hpp>
 #include <topos/show/picture.hpp>
 #include <topos/show/plot.hpp>
+#include <topos/show/report.hpp>
 
 namespace topos::python {
 namespace {
@@ -28,6 +29,46 @@ void bind_graphs(py::module_& show) {
              })
         .def("graph", [](const Plan<T>& plan) { return show::graph(plan); })
         .def("live_volume", [](const Plan<T>& plan) { return show::live_volume(plan); });
+}
+
+// What a report or a notebook shows of a Python object: a picture or plot as
+// itself, a string as preformatted text, anything else with _repr_html_ as
+// that markup (topos's own cards without the style sheet a notebook needs
+// and a report already holds).
+show::Exhibit exhibit_of(const py::handle& object) {
+    if (py::isinstance<show::Picture>(object)) {
+        return object.cast<const show::Picture&>();
+    }
+    if (py::isinstance<show::Plot>(object)) {
+        return object.cast<const show::Plot&>();
+    }
+    if (py::isinstance<py::str>(object)) {
+        return show::Text(object.cast<std::string>());
+    }
+    if (!py::hasattr(object, "_repr_html_")) {
+        throw py::type_error(
+            "a report shows pictures, plots, strings and objects with _repr_html_; got " +
+            py::str(py::type::of(object)).cast<std::string>());
+    }
+    std::string markup = object.attr("_repr_html_")().cast<std::string>();
+    const std::string style_end = "</style>";
+    if (markup.starts_with("<style>")) {
+        markup.erase(0, markup.find(style_end) + style_end.size());
+    }
+    return show::Html(std::move(markup));
+}
+
+// The report's body after its style sheet, for a notebook cell.
+std::string report_in_cell(const show::Report& report) {
+    const std::string document = report.html();
+    const std::size_t body = document.find("<body");
+    const std::size_t opened = document.find('>', body);
+    const std::size_t closed = document.rfind("</body>");
+    if (body == std::string::npos || opened == std::string::npos || closed == std::string::npos) {
+        return document;
+    }
+    return "<style>" + show::style_sheet() + "</style><div class=\"topos-report\">" +
+           document.substr(opened + 1, closed - opened - 1) + "</div>";
 }
 
 }  // namespace
@@ -88,6 +129,27 @@ void bind_presentation(py::module_& module) {
         .def("__repr__", [](const show::Plot& plot) {
             return "<topos.show.Plot, " + std::to_string(plot.series().size()) + " series>";
         });
+    py::enum_<show::Layout>(show, "Layout")
+        .value("Sections", show::Layout::Sections)
+        .value("Tabs", show::Layout::Tabs);
+    py::class_<show::Report>(
+        show, "Report", "Exhibits under titles, written as one self-contained page.")
+        .def(py::init<std::string, show::Layout>(),
+             py::arg("title"),
+             py::arg("layout") = show::Layout::Sections)
+        .def(
+            "add",
+            [](show::Report& report, std::string title, const py::handle& exhibit)
+                -> show::Report& { return report.add(std::move(title), exhibit_of(exhibit)); },
+            py::arg("title"),
+            py::arg("exhibit"),
+            py::return_value_policy::reference_internal)
+        .def("html", &show::Report::html)
+        .def(
+            "write",
+            [](const show::Report& report, const std::string& path) { report.write(path); },
+            py::arg("path"))
+        .def("_repr_html_", &report_in_cell);
     bind_graphs<float>(show);
     bind_graphs<double>(show);
 }

@@ -73,3 +73,21 @@ def test_no_cpp_exception_escapes_as_an_unknown_error():
         with pytest.raises(topos.Error) as raised:
             failure()
         assert "Unknown" not in str(raised.value)
+
+
+def test_a_report_gathers_cards_pictures_and_text_into_one_page(tmp_path):
+    tape, w, x, loss, adjoints = recorded()
+    network = tape.into_network()
+    plan = network.entry([loss]).lower()
+    report = topos.show.Report("a small network")
+    report.add("network", network).add("live volume", topos.show.live_volume(plan))
+    report.add("plan", plan.describe())
+    path = tmp_path / "report.html"
+    report.write(str(path))
+    page = path.read_text()
+    assert page.count("<style>") == 1 and "a small network" in page
+    assert "topos-card" in page and "<svg" in page
+    cell = report._repr_html_()
+    assert "<html" not in cell and "topos-card" in cell
+    with pytest.raises(TypeError):
+        report.add("nothing", 42)

@@ -44,6 +44,7 @@ from ._topos import (
     data,
     gather,
     init,
+    isa,
     max_pool,
     mse,
     optim,
