@@ -4,6 +4,7 @@
 #include "handles.hpp"
 #include "module.hpp"
 #include <topos/data/batches.hpp>
+#include <topos/data/csv.hpp>
 #include <topos/data/generator.hpp>
 #include <topos/model/checkpoint.hpp>
 #include <topos/model/function.hpp>
@@ -278,7 +279,33 @@ void bind_data(py::module_& module) {
             py::arg("count"),
             py::arg("size"),
             py::arg("drop_last") = false,
-            "The batches of count examples, `size` each, as slices.");
+            "The batches of count examples, `size` each, as slices.")
+        .def(
+            "read_csv",
+            [](const std::string& path,
+               const std::string& dtype,
+               const std::string& delimiter,
+               bool header) -> py::object {
+                if (delimiter.size() != 1) {
+                    throw py::value_error("the delimiter is one character, got \"" + delimiter +
+                                          "\"");
+                }
+                const data::CsvOptions options{.delimiter = delimiter[0], .header = header};
+                if (dtype == "float64") {
+                    return to_numpy<double>(data::read_csv<double>(path, options));
+                }
+                if (dtype != "float32") {
+                    throw py::value_error("dtype is \"float32\" or \"float64\", got \"" + dtype +
+                                          "\"");
+                }
+                return to_numpy<float>(data::read_csv<float>(path, options));
+            },
+            py::arg("path"),
+            py::arg("dtype") = "float32",
+            py::arg("delimiter") = ",",
+            py::arg("header") = false,
+            "A file's table of numbers as a [rows, columns] array (data::read_csv); raises "
+            "CsvError.");
 }
 
 }  // namespace

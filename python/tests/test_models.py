@@ -133,3 +133,13 @@ def test_schedules_and_orders_match_their_definitions():
     assert sorted(order) == list(range(10))
     assert topos.data.shuffled(10, 7) == order
     assert topos.data.batches(5, 2) == [slice(0, 2, 1), slice(2, 4, 1), slice(4, 5, 1)]
+
+
+def test_read_csv_reads_numbers_and_names_the_line_of_a_bad_field(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text("a,b\n1,2.5\n3,-4\n")
+    np.testing.assert_array_equal(topos.data.read_csv(str(path), header=True), [[1, 2.5], [3, -4]])
+    path.write_text("1,2\n3,x\n")
+    with pytest.raises(topos.CsvError, match=r"table.csv:2: column 2") as raised:
+        topos.data.read_csv(str(path))
+    assert isinstance(raised.value, ValueError)
