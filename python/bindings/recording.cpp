@@ -124,6 +124,7 @@ void bind_value_arithmetic(py::class_<Value<T>>& value) {
         .def("__matmul__", [](const V& a, const py::handle& b) { return a.matmul(operand(a, b)); })
         .def("__rmatmul__", [](const V& a, const py::handle& b) { return operand(a, b).matmul(a); })
         .def("__pow__", [](const V& a, const py::handle& b) { return a.pow(operand(a, b)); })
+        .def("__rpow__", [](const V& a, const py::handle& b) { return operand(a, b).pow(a); })
         .def("__neg__", [](const V& a) { return -a; })
         .def("__lt__", [](const V& a, const py::handle& b) { return a.less(operand(a, b)); })
         .def("__le__", [](const V& a, const py::handle& b) { return a.less_equal(operand(a, b)); })

@@ -61,6 +61,11 @@ std::string repr(const char* kind, const std::string& detail) {
            detail + ">";
 }
 
+// "1 slot", "3 slots".
+std::string counted(std::size_t count, const std::string& noun) {
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 template <ComputeElement T>
 std::vector<Feed<T>> optional_feeds(const py::object& feeds) {
     return feeds.is_none() ? std::vector<Feed<T>>{} : feeds_of<T>(feeds.cast<py::dict>());
@@ -108,7 +113,7 @@ Immutable: step() and with_() return new parameters.)")
         .def("same_slots", &P::same_slots)
         .def("__repr__",
              [](const P& parameters) {
-                 return repr<T>("Parameters", std::to_string(parameters.size()) + " slots");
+                 return repr<T>("Parameters", counted(parameters.size(), "slot"));
              })
         .def("_repr_html_",
              [](const P& parameters) { return notebook_html(show::card(parameters)); });
@@ -199,7 +204,7 @@ A sealed tape: immutable, safe to share. forward() is the whole-spec oracle.)")
         .def_property_readonly("dtype", [](const N&) { return dtype_name<T>(); })
         .def("_repr_html_", [](const N& network) { return notebook_html(show::card(network)); })
         .def("__repr__", [](const N& network) {
-            return repr<T>("Network", std::to_string(network.nodes().size()) + " nodes");
+            return repr<T>("Network", counted(network.nodes().size(), "node"));
         });
 }
 
@@ -241,8 +246,7 @@ What a run may read: the roots, the observed values, the numerics.)")
         .def("_repr_html_", [](const E& entry) { return notebook_html(show::card(entry)); })
         .def("__repr__", [](const E& entry) {
             return repr<T>(
-                "Entry",
-                std::to_string(entry.roots().size()) + " roots, " + printed(entry.numerics()));
+                "Entry", counted(entry.roots().size(), "root") + ", " + printed(entry.numerics()));
         });
 }
 
@@ -288,7 +292,7 @@ patterns. forward() runs it; emit_stablehlo() writes it as StableHLO text.)")
         .def("entry", &P::entry)
         .def("_repr_html_", [](const P& plan) { return notebook_html(show::card(plan)); })
         .def("__repr__", [](const P& plan) {
-            return repr<T>("Plan", std::to_string(plan.nodes().size()) + " nodes scheduled");
+            return repr<T>("Plan", counted(plan.nodes().size(), "node") + " scheduled");
         });
 }
 

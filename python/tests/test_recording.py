@@ -43,11 +43,13 @@ def test_numbers_and_arrays_mix_with_values_as_constants():
     y = 2.0 * x + 1.0
     z = 1.0 - x / 4.0
     w = x ** 2.0
+    v = 2.0 ** x
     network = tape.into_network()
     run = network.forward(network.parameters())
     np.testing.assert_array_equal(run.of(y), [3.0, 5.0, 7.0])
     np.testing.assert_array_equal(run.of(z), [0.75, 0.5, 0.25])
     np.testing.assert_array_equal(run.of(w), [1.0, 4.0, 9.0])
+    np.testing.assert_array_equal(run.of(v), [2.0, 4.0, 8.0])
 
 
 def test_negative_axes_count_from_the_end():

@@ -136,3 +136,20 @@ def test_work_runs_with_the_gil_released_so_threads_proceed():
     for thread in threads:
         thread.join()
     assert len(set(float(r) for r in results)) == 1
+
+
+def test_an_exception_in_a_function_body_reaches_the_caller_unchanged():
+    tape = topos.Tape("float64")
+    linear = topos.Linear(tape, 3, 2, init=topos.init.zeros())
+    network = tape.into_network()
+
+    def body(x):
+        if x.shape[0] == 5:
+            raise ArithmeticError("five rows are refused here")
+        return linear(x).sum()
+
+    function = topos.Function(network, body)
+    assert function(network.parameters(), np.ones((4, 3))) == 0.0
+    with pytest.raises(ArithmeticError, match="five rows"):
+        function(network.parameters(), np.ones((5, 3)))
+    assert function(network.parameters(), np.ones((2, 3))) == 0.0

@@ -81,7 +81,7 @@ private:
     void check_widths() const;
 
     std::vector<std::size_t> widths_;
-    Activation activation_;
+    Activation activation_ = Activation::Identity;
     std::vector<Linear<T>> layers_;
 };
 
