@@ -19,6 +19,9 @@ install(TARGETS ${topos_installed_targets}
 # order on one build folder.
 add_custom_target(topos_installable)
 add_dependencies(topos_installable ${topos_installed_targets} topos-play)
+if(TARGET topos_python)
+    add_dependencies(topos_installable topos_python)
+endif()
 if(TARGET demo)
     add_dependencies(demo topos_installable)
 endif()
