@@ -6,6 +6,7 @@
 #include "arrays.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/tape.hpp>
+#include <topos/run/entry.hpp>
 #include <topos/run/run.hpp>
 #include <topos/show/html.hpp>
 
@@ -54,6 +55,20 @@ private:
 std::size_t axis_of(long long axis, std::size_t rank, bool extra = false);
 
 Shape shape_of(const std::vector<long long>& extents);
+
+std::vector<Shape> shapes_of(const std::vector<std::vector<long long>>& shapes);
+
+// A shape as Python writes one: a tuple of extents.
+py::tuple extents_of(const Shape& shape);
+
+// "exact", "fast" (or capitalised), or a topos.Numerics; ValueError otherwise.
+Numerics numerics_of(const py::handle& numerics);
+
+// The Python name of a class bound once per element type: "Tape_float32".
+template <ComputeElement T>
+std::string class_name(const char* kind) {
+    return std::string(kind) + "_" + dtype_name<T>();
+}
 
 // A Symbol, from a Value of either element type or a Symbol.
 Symbol symbol_of(const py::handle& object);

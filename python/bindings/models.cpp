@@ -34,11 +34,6 @@ struct Drawing {
     }
 };
 
-template <ComputeElement T>
-std::string class_name(const char* kind) {
-    return std::string(kind) + "_" + dtype_name<T>();
-}
-
 py::list named_list(const std::vector<NamedParameter>& named) {
     py::list list;
     for (const NamedParameter& parameter : named) {

@@ -35,6 +35,37 @@ Shape shape_of(const std::vector<long long>& extents) {
     return Shape(std::span<const std::size_t>(sizes));
 }
 
+std::vector<Shape> shapes_of(const std::vector<std::vector<long long>>& shapes) {
+    std::vector<Shape> converted;
+    converted.reserve(shapes.size());
+    for (const auto& shape : shapes) {
+        converted.push_back(shape_of(shape));
+    }
+    return converted;
+}
+
+py::tuple extents_of(const Shape& shape) {
+    py::tuple extents(shape.rank());
+    for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
+        extents[axis] = shape[axis];
+    }
+    return extents;
+}
+
+Numerics numerics_of(const py::handle& numerics) {
+    if (py::isinstance<py::str>(numerics)) {
+        const auto name = numerics.cast<std::string>();
+        if (name == "exact" || name == "Exact") {
+            return Numerics::Exact;
+        }
+        if (name == "fast" || name == "Fast") {
+            return Numerics::Fast;
+        }
+        throw py::value_error("numerics is \"exact\" or \"fast\", got \"" + name + "\"");
+    }
+    return numerics.cast<Numerics>();
+}
+
 Symbol symbol_of(const py::handle& object) {
     if (py::isinstance<Value<float>>(object)) {
         return object.cast<const Value<float>&>().symbol();
@@ -58,15 +89,6 @@ std::vector<Symbol> symbols_of(const py::iterable& objects) {
 }
 
 namespace {
-
-template <ComputeElement T>
-py::tuple extents_of(const Shape& shape) {
-    py::tuple extents(shape.rank());
-    for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
-        extents[axis] = shape[axis];
-    }
-    return extents;
-}
 
 template <ComputeElement T>
 void bind_tensor(py::module_& module) {
@@ -93,8 +115,8 @@ read-only; `str` prints it as the seeds do (shortest round-trip decimals).)")
                                    strides,
                                    /*readonly=*/true);
         })
-        .def_property_readonly(
-            "shape", [](const Tensor<T>& tensor) { return extents_of<T>(tensor.shape()); })
+        .def_property_readonly("shape",
+                               [](const Tensor<T>& tensor) { return extents_of(tensor.shape()); })
         .def_property_readonly("dtype", [](const Tensor<T>&) { return dtype_name<T>(); })
         .def("numpy", &to_numpy<T>, "The elements as a read-only ndarray (no copy).")
         .def(

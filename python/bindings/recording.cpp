@@ -14,20 +14,6 @@
 namespace topos::python {
 namespace {
 
-template <ComputeElement T>
-std::string class_name(const char* kind) {
-    return std::string(kind) + "_" + dtype_name<T>();
-}
-
-template <ComputeElement T>
-py::tuple shape_tuple(const Shape& shape) {
-    py::tuple extents(shape.rank());
-    for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
-        extents[axis] = shape[axis];
-    }
-    return extents;
-}
-
 // `other` as a value of `self`'s tape: a value as it is, anything else
 // (a number, an array) recorded as a constant leaf.
 template <ComputeElement T>
@@ -323,7 +309,7 @@ void bind_value(py::module_& module) {
     py::class_<V> value(module, class_name<T>("Value").c_str(), R"(
 A value recorded on a tape. Each operator or method records one node (or a
 few) and returns the new value; shapes are checked as it is recorded.)");
-    value.def_property_readonly("shape", [](const V& self) { return shape_tuple<T>(self.shape()); })
+    value.def_property_readonly("shape", [](const V& self) { return extents_of(self.shape()); })
         .def_property_readonly("index", &V::index)
         .def_property_readonly("dtype", [](const V&) { return dtype_name<T>(); })
         .def("symbol", &V::symbol)
@@ -505,8 +491,7 @@ void bind_recording(py::module_& module) {
                                    return std::vector<std::uint32_t>(operands.begin(),
                                                                      operands.end());
                                })
-        .def_property_readonly("shape",
-                               [](const Node& node) { return shape_tuple<float>(node.shape()); })
+        .def_property_readonly("shape", [](const Node& node) { return extents_of(node.shape()); })
         .def("__str__", [](const Node& node) {
             std::ostringstream text;
             text << node;

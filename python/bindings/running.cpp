@@ -18,30 +18,11 @@
 namespace topos::python {
 namespace {
 
-template <ComputeElement T>
-std::string class_name(const char* kind) {
-    return std::string(kind) + "_" + dtype_name<T>();
-}
-
 template <class Printable>
 std::string printed(const Printable& value) {
     std::ostringstream text;
     text << value;
     return text.str();
-}
-
-Numerics numerics_of(const py::handle& numerics) {
-    if (py::isinstance<py::str>(numerics)) {
-        const auto name = numerics.cast<std::string>();
-        if (name == "exact" || name == "Exact") {
-            return Numerics::Exact;
-        }
-        if (name == "fast" || name == "Fast") {
-            return Numerics::Fast;
-        }
-        throw py::value_error("numerics is \"exact\" or \"fast\", got \"" + name + "\"");
-    }
-    return numerics.cast<Numerics>();
 }
 
 MlirForm form_of(const std::string& form) {

@@ -18,11 +18,6 @@ namespace topos::python {
 namespace {
 
 template <ComputeElement T>
-std::string class_name(const char* kind) {
-    return std::string(kind) + "_" + dtype_name<T>();
-}
-
-template <ComputeElement T>
 void bind_states(py::module_& optim) {
     py::class_<optim::SgdState<T>>(optim, class_name<T>("SgdState").c_str())
         .def_readonly("steps", &optim::SgdState<T>::steps)
@@ -168,14 +163,7 @@ plan of the recorded derivative.)")
                      const py::gil_scoped_acquire locked;
                      return body(values...).template cast<Value<T>>();
                  };
-                 Numerics chosen = Numerics::Exact;
-                 if (py::isinstance<py::str>(numerics)) {
-                     chosen =
-                         numerics.cast<std::string>() == "fast" ? Numerics::Fast : Numerics::Exact;
-                 } else if (!numerics.is_none()) {
-                     chosen = numerics.cast<Numerics>();
-                 }
-                 return F(model, traced, kinds, chosen);
+                 return F(model, traced, kinds, numerics_of(numerics));
              }),
              py::arg("model"),
              py::arg("body"),
@@ -203,19 +191,11 @@ plan of the recorded derivative.)")
              })
         .def("plan",
              [](const F& function, const std::vector<std::vector<long long>>& shapes) {
-                 std::vector<Shape> converted;
-                 for (const auto& shape : shapes) {
-                     converted.push_back(shape_of(shape));
-                 }
-                 return function.plan(converted);
+                 return function.plan(shapes_of(shapes));
              })
         .def("gradient_plan",
              [](const F& function, const std::vector<std::vector<long long>>& shapes) {
-                 std::vector<Shape> converted;
-                 for (const auto& shape : shapes) {
-                     converted.push_back(shape_of(shape));
-                 }
-                 return function.gradient_plan(converted);
+                 return function.gradient_plan(shapes_of(shapes));
              })
         .def("compiled", &F::compiled)
         .def("describe", &F::describe)

@@ -153,3 +153,11 @@ def test_an_exception_in_a_function_body_reaches_the_caller_unchanged():
     with pytest.raises(ArithmeticError, match="five rows"):
         function(network.parameters(), np.ones((5, 3)))
     assert function(network.parameters(), np.ones((2, 3))) == 0.0
+
+
+def test_a_function_refuses_numerics_it_does_not_know():
+    tape = topos.Tape("float64")
+    tape.parameter(1.0)
+    network = tape.into_network()
+    with pytest.raises(ValueError, match="exact"):
+        topos.Function(network, lambda x: x.sum(), numerics="approximate")
