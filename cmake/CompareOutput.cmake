@@ -1,6 +1,6 @@
 # Runs PROGRAM (with `--report REPORT` when REPORT is set: a gallery example
-# that writes its HTML report there) and compares its standard output with the
-# file GOLDEN.
+# that writes its HTML report there; with the one argument ARGUMENT when that
+# is set) and compares its standard output with the file GOLDEN.
 # With the environment variable TOPOS_UPDATE_GOLDEN=1 it rewrites GOLDEN instead.
 # MASK, when set, is a regular expression for what differs from run to run
 # (timings), with one group for the text to keep: every match is replaced by
@@ -10,6 +10,9 @@
 set(arguments)
 if(NOT "${REPORT}" STREQUAL "")
     set(arguments --report ${REPORT})
+endif()
+if(NOT "${ARGUMENT}" STREQUAL "")
+    list(APPEND arguments ${ARGUMENT})
 endif()
 execute_process(COMMAND ${PROGRAM} ${arguments}
     OUTPUT_VARIABLE output

@@ -8,6 +8,9 @@ set(topos_installed_targets topos)
 if(TOPOS_HAS_DISTRIBUTED)
     list(APPEND topos_installed_targets topos_distributed)
 endif()
+if(TOPOS_HAS_ONNX)
+    list(APPEND topos_installed_targets topos_onnx)
+endif()
 install(TARGETS ${topos_installed_targets}
     EXPORT toposTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -19,6 +22,9 @@ install(TARGETS ${topos_installed_targets}
 # order on one build folder.
 add_custom_target(topos_installable)
 add_dependencies(topos_installable ${topos_installed_targets} topos-play)
+if(TARGET topos-onnx)
+    add_dependencies(topos_installable topos-onnx)
+endif()
 if(TARGET topos_python)
     add_dependencies(topos_installable topos_python)
 endif()

@@ -44,6 +44,7 @@ LAYERS = [
     ("emission", ["emit"]),
     ("model", ["model"]),
     ("data", ["data"]),
+    ("import", ["onnx"]),
     ("distributed", ["distributed"]),
     ("presentation", ["show"]),
     ("language", ["lang"]),

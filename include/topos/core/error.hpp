@@ -79,4 +79,11 @@ public:
     using Error::Error;
 };
 
+// A .npy file is not an array read_npy reads, or write_npy cannot write it
+// (data::read_npy, data::write_npy).
+class NpyError : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace topos
