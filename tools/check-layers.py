@@ -67,7 +67,7 @@ SEAMS = {
     "core/broadcast_shape.hpp": {"graph"},
     "core/exact_math.hpp": {"kernels", "model", "ops"},
     "core/float_text.hpp": {"data", "hlo", "ops", "show"},
-    "core/regular_file.hpp": {"data", "lang", "model"},
+    "core/regular_file.hpp": {"data", "lang", "model", "onnx"},
     "core/shape_too_large.hpp": {"graph", "ops"},
     "core/tensor_access.hpp": {"model", "plan"},
     "core/thread_pool.hpp": {"backend", "data", "kernels", "pattern", "plan"},

@@ -62,4 +62,10 @@ RegularFile open_regular_file(const std::filesystem::path& path) {
     return file;
 }
 
+OwnedDescriptor::~OwnedDescriptor() {
+    if (descriptor_ >= 0) {
+        ::close(descriptor_);
+    }
+}
+
 }  // namespace topos::detail

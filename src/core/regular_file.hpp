@@ -37,4 +37,19 @@ struct RegularFile {
 // refuses after opening, it closes.
 RegularFile open_regular_file(const std::filesystem::path& path);
 
+// A descriptor closed when its owner goes (a negative one is not).
+class OwnedDescriptor {
+public:
+    explicit OwnedDescriptor(int descriptor) : descriptor_(descriptor) {}
+
+    OwnedDescriptor(const OwnedDescriptor&) = delete;
+    OwnedDescriptor& operator=(const OwnedDescriptor&) = delete;
+    ~OwnedDescriptor();
+
+    int get() const { return descriptor_; }
+
+private:
+    int descriptor_;
+};
+
 }  // namespace topos::detail

@@ -295,26 +295,6 @@ private:
     std::vector<T> values_;
 };
 
-// Closes its descriptor when it goes.
-class Descriptor {
-public:
-    explicit Descriptor(int descriptor) : descriptor_(descriptor) {}
-
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-
-    ~Descriptor() {
-        if (descriptor_ >= 0) {
-            ::close(descriptor_);
-        }
-    }
-
-    int get() const { return descriptor_; }
-
-private:
-    int descriptor_;
-};
-
 // A descriptor for `path`, refusing anything but a regular file of at most
 // `max_bytes`.
 int open_table_file(const std::filesystem::path& path,
@@ -350,7 +330,7 @@ template <ComputeElement T>
 Tensor<T> read_csv(const std::filesystem::path& path, CsvOptions options) {
     const std::string origin = path.string();
     TableReader<T> reader(options, origin);
-    const Descriptor file(open_table_file(path, origin, options.max_bytes));
+    const topos::detail::OwnedDescriptor file(open_table_file(path, origin, options.max_bytes));
     std::vector<char> chunk(chunk_bytes);
     std::uint64_t done = 0;
     for (;;) {

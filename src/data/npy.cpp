@@ -75,26 +75,6 @@ constexpr const char* name_of() {
     }
 }
 
-// Closes its descriptor when it goes.
-class Descriptor {
-public:
-    explicit Descriptor(int descriptor) : descriptor_(descriptor) {}
-
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-
-    ~Descriptor() {
-        if (descriptor_ >= 0) {
-            ::close(descriptor_);
-        }
-    }
-
-    int get() const { return descriptor_; }
-
-private:
-    int descriptor_;
-};
-
 // Reads up to `count` bytes into `into`, fewer only at the file's end.
 std::size_t read_up_to(int descriptor, char* into, std::size_t count, const std::string& origin) {
     std::size_t done = 0;
@@ -386,7 +366,7 @@ private:
 
     std::string origin_;
     std::uint64_t bytes_ = 0;
-    Descriptor file_;
+    topos::detail::OwnedDescriptor file_;
     NpyHeader header_;
 };
 

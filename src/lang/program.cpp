@@ -36,21 +36,6 @@ std::string reason(int error) {
     return std::generic_category().message(error);
 }
 
-class Descriptor {
-public:
-    explicit Descriptor(int descriptor) : descriptor_(descriptor) {}
-
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-
-    ~Descriptor() { ::close(descriptor_); }
-
-    int get() const { return descriptor_; }
-
-private:
-    int descriptor_;
-};
-
 // The bound plus one byte, so that a longer source is seen to be longer.
 std::size_t bytes_to_read(const Limits& limits) {
     return limits.max_source_bytes == static_cast<std::size_t>(-1) ? limits.max_source_bytes
@@ -101,7 +86,7 @@ std::string read_source(const std::string& file, const Limits& limits) {
                           topos::detail::file_kind(opened.mode) +
                           "; a program is read from a regular file (or - for standard input)");
     }
-    const Descriptor descriptor(opened.descriptor);
+    const topos::detail::OwnedDescriptor descriptor(opened.descriptor);
     const std::size_t wanted = bytes_to_read(limits);
     std::string source(std::min<std::size_t>(wanted, static_cast<std::size_t>(opened.bytes)), '\0');
     std::size_t filled = 0;

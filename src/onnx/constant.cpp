@@ -3,6 +3,7 @@
 #include "onnx/constant.hpp"
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace topos::onnx::detail {
@@ -69,6 +70,26 @@ bool is_integral(DataType type) {
     }
 }
 
+namespace {
+
+// A real truncated toward zero as an integer, saturating at int64's ends
+// (ONNX files write "to the end" as 2^63 - 1, which a double rounds up); NaN is 0.
+std::int64_t truncated(double real) {
+    constexpr double top = 0x1p63;
+    if (std::isnan(real)) {
+        return 0;
+    }
+    if (real >= top) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    if (real < -top) {
+        return std::numeric_limits<std::int64_t>::min();
+    }
+    return static_cast<std::int64_t>(std::trunc(real));
+}
+
+}  // namespace
+
 std::size_t Constant::elements() const {
     std::size_t count = 1;
     for (std::int64_t extent : extents) {
@@ -84,7 +105,7 @@ std::vector<std::int64_t> Constant::as_integers() const {
     std::vector<std::int64_t> values;
     values.reserve(reals.size());
     for (double real : reals) {
-        values.push_back(static_cast<std::int64_t>(std::trunc(real)));
+        values.push_back(truncated(real));
     }
     return values;
 }
@@ -112,9 +133,8 @@ Constant Constant::of_reals(DataType type,
     constant.extents = std::move(extents);
     if (is_integral(type)) {
         for (double value : values) {
-            constant.integers.push_back(type == DataType::Bool
-                                            ? static_cast<std::int64_t>(value != 0)
-                                            : static_cast<std::int64_t>(std::trunc(value)));
+            constant.integers.push_back(
+                type == DataType::Bool ? static_cast<std::int64_t>(value != 0) : truncated(value));
         }
     } else {
         constant.reals = std::move(values);

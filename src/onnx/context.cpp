@@ -14,6 +14,18 @@ void not_handled(std::string what) {
     throw NotHandled{std::move(what)};
 }
 
+void contradiction(const NodeDef& node, const std::string& what) {
+    throw ModelError("node " + node.name + " (" + node.operator_type + "): " + what);
+}
+
+Shape shape_of_sizes(const std::vector<std::size_t>& extents) {
+    return Shape(std::span<const std::size_t>(extents));
+}
+
+Axes axes_of(const std::vector<std::size_t>& axes) {
+    return Axes(std::span<const std::size_t>(axes));
+}
+
 namespace {
 
 const AttributeDef* attribute_of_kind(const NodeDef& node,
@@ -179,14 +191,12 @@ Shape Context<T>::shape_of(std::string_view name) const {
 
 template <Element T>
 const Constant& Context<T>::constant(const NodeDef& node, std::size_t index) const {
-    if (!has_input(node, index)) {
-        throw ModelError("node " + node.name + " (" + node.operator_type + ") lacks its input " +
-                         std::to_string(index));
-    }
-    const Slot& held = slot(node.inputs[index]);
+    const Slot& held = input_slot(node, index);
     if (held.constant == nullptr) {
-        not_handled("input " + std::to_string(index) + " (" + node.inputs[index] +
-                    ") computed at run time, where it must be known when the model is recorded");
+        throw NotHandled{"input " + std::to_string(index) + " (" + node.inputs[index] +
+                             ") computed at run time, where it must be known when the model is "
+                             "recorded",
+                         node.inputs[index]};
     }
     return *held.constant;
 }
@@ -216,10 +226,7 @@ Value<T> Context<T>::materialize(std::string_view name, Slot& held) {
 
 template <Element T>
 Value<T> Context<T>::value(const NodeDef& node, std::size_t index) {
-    if (!has_input(node, index)) {
-        return carried_value(node, index);  // throws, naming the missing input
-    }
-    const Slot& held = slot(node.inputs[index]);
+    const Slot& held = input_slot(node, index);
     if (held.constant == nullptr && is_integral(held.type) && held.type != DataType::Bool) {
         not_handled("computation on " + type_name(held.type) +
                     " values computed at run time (input " + std::to_string(index) + ", " +
@@ -230,17 +237,22 @@ Value<T> Context<T>::value(const NodeDef& node, std::size_t index) {
 }
 
 template <Element T>
-Value<T> Context<T>::carried_value(const NodeDef& node, std::size_t index) {
+auto Context<T>::input_slot(const NodeDef& node, std::size_t index) const -> const Slot& {
     if (!has_input(node, index)) {
-        throw ModelError("node " + node.name + " (" + node.operator_type + ") lacks its input " +
-                         std::to_string(index));
+        contradiction(node, "lacks its input " + std::to_string(index));
     }
-    const auto found = slots_.find(node.inputs[index]);
-    if (found == slots_.end()) {
-        throw ModelError("not a well-formed ONNX model: " + node.inputs[index] +
-                         " is read before it is defined");
-    }
-    return materialize(found->first, found->second);
+    return slot(node.inputs[index]);
+}
+
+template <Element T>
+auto Context<T>::input_slot(const NodeDef& node, std::size_t index) -> Slot& {
+    (void)std::as_const(*this).input_slot(node, index);
+    return slots_.find(node.inputs[index])->second;
+}
+
+template <Element T>
+Value<T> Context<T>::carried_value(const NodeDef& node, std::size_t index) {
+    return materialize(node.inputs.at(index), input_slot(node, index));
 }
 
 template <Element T>
@@ -256,16 +268,7 @@ Value<T> Context<T>::real_value(const NodeDef& node, std::size_t index) {
 
 template <Element T>
 Value<T> Context<T>::index_value(const NodeDef& node, std::size_t index) {
-    if (!has_input(node, index)) {
-        throw ModelError("node " + node.name + " (" + node.operator_type + ") lacks its input " +
-                         std::to_string(index));
-    }
-    const auto found = slots_.find(node.inputs[index]);
-    if (found == slots_.end()) {
-        throw ModelError("not a well-formed ONNX model: " + node.inputs[index] +
-                         " is read before it is defined");
-    }
-    Slot& held = found->second;
+    Slot& held = input_slot(node, index);
     if (!is_integral(held.type) || held.type == DataType::Bool) {
         not_handled("indices of element type " + type_name(held.type) + " (input " +
                     std::to_string(index) + ", " + node.inputs[index] + ")");
@@ -310,6 +313,14 @@ void Context<T>::define(const NodeDef& node, std::size_t index, Constant constan
     held.type = constant.type;
     held.constant = std::make_shared<const Constant>(std::move(constant));
     slots_.insert_or_assign(node.outputs[index], std::move(held));
+}
+
+template <Element T>
+void Context<T>::define_known(const PortDef& input, Constant constant) {
+    Slot held;
+    held.type = constant.type;
+    held.constant = std::make_shared<const Constant>(std::move(constant));
+    slots_.insert_or_assign(input.port.name, std::move(held));
 }
 
 template <Element T>

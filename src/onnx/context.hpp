@@ -29,10 +29,15 @@ namespace topos::onnx::detail {
 // Thrown by a rule for what it cannot import; the importer adds the node.
 struct NotHandled {
     std::string what;
+    // The value that must be known while recording, where that is the reason.
+    std::string value = {};
 };
 
 // Throws NotHandled{what}.
 [[noreturn]] void not_handled(std::string what);
+
+// Throws ModelError naming the node: what the file says contradicts the operator.
+[[noreturn]] void contradiction(const NodeDef& node, const std::string& what);
 
 // The attribute `name` of `node` or `otherwise`; ModelError when it has another kind.
 std::int64_t integer_attribute(const NodeDef& node, std::string_view name, std::int64_t otherwise);
@@ -42,6 +47,11 @@ std::string text_attribute(const NodeDef& node,
                            const std::string& otherwise);
 std::optional<std::vector<std::int64_t>> integers_attribute(const NodeDef& node,
                                                             std::string_view name);
+
+// Whether output `index` of the node is asked for (present and not "").
+inline bool has_output(const NodeDef& node, std::size_t index) {
+    return index < node.outputs.size() && !node.outputs[index].empty();
+}
 
 // An axis in [-rank, rank) as a position in [0, rank); ModelError otherwise.
 std::size_t axis_in(std::int64_t axis, std::size_t rank, const NodeDef& node);
@@ -100,6 +110,9 @@ public:
     void define(const NodeDef& node, std::size_t index, Value<T> value, DataType type);
     void define(const NodeDef& node, std::size_t index, Constant constant);
 
+    // Defines a graph input as the constant the caller gave for it.
+    void define_known(const PortDef& input, Constant constant);
+
     // Records a graph input (zeros until fed; integer inputs as indices, which
     // topos gathers and compares with but does not compute on).
     Value<T> define_input(const PortDef& input, const Shape& shape);
@@ -123,6 +136,9 @@ private:
     };
 
     const Slot& slot(std::string_view name) const;
+    // The slot input `index` of the node names; ModelError where it names none.
+    const Slot& input_slot(const NodeDef& node, std::size_t index) const;
+    Slot& input_slot(const NodeDef& node, std::size_t index);
     Value<T> materialize(std::string_view name, Slot& slot);
 
     Tape<T>& tape_;
@@ -143,6 +159,10 @@ inline constexpr std::size_t largest_folded_constant = std::size_t{1} << 26U;
 // The elements of a constant of these extents, to be computed while recording:
 // ModelError for a negative extent, NotHandled beyond largest_folded_constant.
 std::size_t folded_elements(const std::vector<std::int64_t>& extents);
+
+// Sizes as a Shape or as Axes.
+Shape shape_of_sizes(const std::vector<std::size_t>& extents);
+Axes axes_of(const std::vector<std::size_t>& axes);
 
 // Extents as a Shape, and back.
 Shape shape_of_extents(const std::vector<std::int64_t>& extents);

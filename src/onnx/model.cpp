@@ -1,6 +1,7 @@
 // Model: a file read, its nodes ordered and checked against the rules before
 // anything is recorded (so one ImportError names everything a model needs that
 // the importer lacks), then recorded node by node through the rules.
+#include "core/regular_file.hpp"
 #include "onnx/context.hpp"
 #include "onnx/model_def.hpp"
 #include "onnx/rules.hpp"
@@ -9,9 +10,12 @@
 #include <topos/onnx/model.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
+#include <cerrno>
+#include <cstdint>
+#include <limits>
 #include <sstream>
+#include <system_error>
+#include <unistd.h>
 #include <utility>
 
 namespace topos::onnx {
@@ -112,13 +116,54 @@ Shape input_shape(const PortDef& input, const ImportOptions& options) {
     return shape_of_extents(extents);
 }
 
+// ModelError for a known input the graph does not have.
+void check_known_inputs(const ModelDef& model, const ImportOptions& options) {
+    for (const auto& known : options.known_inputs) {
+        const std::string& name = known.first;
+        const bool found =
+            std::any_of(model.inputs.begin(), model.inputs.end(), [&](const PortDef& input) {
+                return input.port.name == name;
+            });
+        if (!found) {
+            std::string names;
+            for (const auto& input : model.inputs) {
+                names += (names.empty() ? "" : ", ") + input.port.name;
+            }
+            std::string message = "ImportOptions::known_inputs names " + name;
+            message += ", which is not an input of the graph (its inputs: ";
+            message += names;
+            message += ")";
+            throw ModelError(message);
+        }
+    }
+}
+
+// A known input's value as a constant of the input's element type; ModelError
+// where its shape contradicts an extent the file declares.
+Constant known_constant(const PortDef& input, const Tensor<double>& value) {
+    const auto extents = extents_of_shape(value.shape());
+    const auto& declared = input.port.dimensions;
+    bool fits = !input.port.has_shape || declared.size() == extents.size();
+    for (std::size_t axis = 0; fits && axis < declared.size(); ++axis) {
+        fits = declared[axis].extent < 0 || declared[axis].extent == extents[axis];
+    }
+    if (!fits) {
+        throw ModelError("the known input " + input.port.name + " has the shape " +
+                         value.shape().str() + ", which its declaration in the file contradicts");
+    }
+    const DataType type =
+        is_real(input.type) || is_integral(input.type) ? input.type : DataType::Double;
+    const auto data = value.data();
+    return Constant::of_reals(type, extents, std::vector<double>(data.begin(), data.end()));
+}
+
 template <Element T>
 void record_node(Context<T>& context, const NodeDef& node, std::int64_t opset) {
     const Rule* rule = rules().find(node.operator_type);
     try {
         rule->recorder<T>()(context, node);
     } catch (const NotHandled& refusal) {
-        throw ImportError({{node.name, node.operator_type, opset, refusal.what}});
+        throw ImportError({{node.name, node.operator_type, opset, refusal.what, refusal.value}});
     } catch (const ImportError&) {
         throw;
     } catch (const ModelError&) {
@@ -138,25 +183,43 @@ std::vector<NamedValue<T>> record_graph(Context<T>& context, const ModelDef& mod
         try {
             outputs.push_back({output.port.name, context.output(output.port.name)});
         } catch (const NotHandled& refusal) {
-            throw ImportError(
-                {{"(output " + output.port.name + ")", "", model.opset, refusal.what}});
+            throw ImportError({{"(output " + output.port.name + ")",
+                                "",
+                                model.opset,
+                                refusal.what,
+                                refusal.value}});
         }
     }
     return outputs;
 }
 
+// The whole file, read with one descriptor; only a regular file is opened, and
+// one larger than protobuf parses (2 GiB) is refused before it is read.
 std::vector<std::byte> file_bytes(const std::filesystem::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        throw ModelError("cannot open the model file " + path.string());
+    const topos::detail::RegularFile file = topos::detail::open_regular_file(path);
+    if (file.descriptor < 0) {
+        throw ModelError("cannot read the model file " + path.string() + ": " +
+                         (file.error != 0 ? std::generic_category().message(file.error)
+                                          : "it is " + topos::detail::file_kind(file.mode)));
     }
-    std::vector<char> chars((std::istreambuf_iterator<char>(file)),
-                            std::istreambuf_iterator<char>());
-    if (file.bad()) {
-        throw ModelError("cannot read the model file " + path.string());
+    const topos::detail::OwnedDescriptor owned(file.descriptor);
+    if (file.bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+        throw ModelError("the model file " + path.string() +
+                         " is larger than protobuf reads (2 GiB)");
     }
-    std::vector<std::byte> bytes(chars.size());
-    std::transform(chars.begin(), chars.end(), bytes.begin(), [](char c) { return std::byte(c); });
+    std::vector<std::byte> bytes(static_cast<std::size_t>(file.bytes));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t got = ::read(owned.get(), bytes.data() + done, bytes.size() - done);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            throw ModelError("cannot read the model file " + path.string() + ": " +
+                             (got < 0 ? std::generic_category().message(errno) : "it ended early"));
+        }
+        done += static_cast<std::size_t>(got);
+    }
     return bytes;
 }
 
@@ -189,7 +252,13 @@ template <Element T>
 Imported<T> Model::import(const ImportOptions& options) const {
     Imported<T> imported;
     detail::Context<T> context(imported.tape, *definition_, nullptr);
+    detail::check_known_inputs(*definition_, options);
     for (const auto& input : definition_->inputs) {
+        const auto known = options.known_inputs.find(input.port.name);
+        if (known != options.known_inputs.end()) {
+            context.define_known(input, detail::known_constant(input, known->second));
+            continue;
+        }
         imported.inputs.push_back(
             {input.port.name, context.define_input(input, detail::input_shape(input, options))});
     }

@@ -83,6 +83,11 @@ void decode_raw(const std::string& raw, Constant& constant, const std::string& w
                   " bytes of data where its shape needs " +
                   std::to_string(constant.elements() * size));
     }
+    if (is_real(constant.type)) {
+        constant.reals.reserve(constant.elements());
+    } else {
+        constant.integers.reserve(constant.elements());
+    }
     for (std::size_t at = 0; at < raw.size(); at += size) {
         const char* bytes = raw.data() + at;
         switch (constant.type) {

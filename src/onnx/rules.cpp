@@ -28,6 +28,9 @@ const RuleTable& rules() {
         add_pooling_rules(built);
         add_normalization_rules(built);
         add_layout_rules(built);
+        add_cutting_rules(built);
+        add_resize_rules(built);
+        add_loss_rules(built);
         add_indexing_rules(built);
         add_constant_rules(built);
         return built;

@@ -95,6 +95,9 @@ void add_convolution_rules(RuleTable& table);
 void add_pooling_rules(RuleTable& table);
 void add_normalization_rules(RuleTable& table);
 void add_layout_rules(RuleTable& table);
+void add_cutting_rules(RuleTable& table);
+void add_resize_rules(RuleTable& table);
+void add_loss_rules(RuleTable& table);
 void add_indexing_rules(RuleTable& table);
 void add_constant_rules(RuleTable& table);
 

@@ -2,9 +2,11 @@
 // (a folder of test folders, each a model.onnx with test_data_set_* folders of
 // input_N.pb and output_N.pb TensorProtos) is imported, run by the
 // interpreter on every data set, and compared with the expected outputs at
-// ONNX's tolerances (rtol 1e-3, atol 1e-7). A model that uses what the
-// importer does not import is skipped, and the reasons are counted. Prints one
-// line per suite and exits 1 when any test fails.
+// ONNX's tolerances (rtol 1e-3, atol 1e-7). A graph input the import needs
+// known while recording (a Reshape's shape fed as an input) is given the data
+// set's value (ImportOptions::known_inputs), and such passes are counted. A
+// model that uses what the importer does not import is skipped, and the
+// reasons are counted. Prints one line per suite and exits 1 when any test fails.
 //
 //   topos_onnx_conformance [--verbose] [--filter TEXT] SUITE_DIR...
 // A folder of suites (/usr/share/libonnx-testdata/data) stands for all of them.
@@ -48,6 +50,7 @@ struct Outcome {
     } kind = Kind::Passed;
     std::string message;
     std::set<std::string> reasons;  // for a skipped test
+    bool specialised = false;       // imported with inputs known while recording
 };
 
 Constant read_pb(const fs::path& path) {
@@ -133,20 +136,61 @@ std::string compare(const Constant& expected,
     return "";
 }
 
+// The data set's value of the graph input `name`, or nullptr.
+const Constant* input_named(const onnx::Summary& summary,
+                            const std::vector<Constant>& inputs,
+                            const std::string& name) {
+    for (std::size_t index = 0; index < summary.inputs.size() && index < inputs.size(); ++index) {
+        if (summary.inputs[index].name == name) {
+            return &inputs[index];
+        }
+    }
+    return nullptr;
+}
+
+// The model imported for the data set. Where the import needs a graph input
+// known while recording (a Reshape's shape, a Resize's scales fed as inputs),
+// the data set's value is given in ImportOptions::known_inputs and the import
+// tried again: the model specialised to that value, as a user would.
 template <topos::Element T>
-Outcome run_data_set(const onnx::Model& model, const fs::path& folder) {
+onnx::Imported<T> import_for(const onnx::Model& model,
+                             const std::vector<Constant>& inputs,
+                             bool& specialised) {
+    onnx::ImportOptions options = options_for(model.summary(), inputs);
+    for (;;) {
+        try {
+            return model.import <T>(options);
+        } catch (const onnx::ImportError& error) {
+            bool added = false;
+            for (const auto& item : error.unsupported()) {
+                const Constant* value = input_named(model.summary(), inputs, item.value);
+                if (value != nullptr && !options.known_inputs.contains(item.value)) {
+                    options.known_inputs.emplace(item.value,
+                                                 onnx::detail::tensor_of<double>(*value));
+                    added = true;
+                }
+            }
+            if (!added) {
+                throw;
+            }
+            specialised = true;
+        }
+    }
+}
+
+template <topos::Element T>
+Outcome run_data_set(const onnx::Model& model, const fs::path& folder, bool& specialised) {
     const auto inputs = read_numbered(folder, "input_");
     const auto expected = read_numbered(folder, "output_");
-    auto imported = model.import <T>(options_for(model.summary(), inputs));
-    if (inputs.size() != imported.inputs.size()) {
-        return {Outcome::Kind::Failed,
-                "the data set has " + std::to_string(inputs.size()) + " inputs, the graph " +
-                    std::to_string(imported.inputs.size()),
-                {}};
-    }
+    auto imported = import_for<T>(model, inputs, specialised);
     std::vector<topos::Feed<T>> feeds;
-    for (std::size_t index = 0; index < inputs.size(); ++index) {
-        feeds.push_back({imported.inputs[index].value, onnx::detail::tensor_of<T>(inputs[index])});
+    for (const auto& input : imported.inputs) {
+        const Constant* value = input_named(model.summary(), inputs, input.name);
+        if (value == nullptr) {
+            return {
+                Outcome::Kind::Failed, "the data set has no value for the input " + input.name, {}};
+        }
+        feeds.push_back({input.value, onnx::detail::tensor_of<T>(*value)});
     }
     std::vector<topos::Symbol> outputs;
     for (const auto& output : imported.outputs) {
@@ -203,21 +247,34 @@ std::set<std::string> reasons_of(const onnx::ImportError& error) {
     return reasons;
 }
 
+// A test folder: a model with its data sets, or (ONNX's `real` suite) a
+// data.json naming where ONNX's own runner downloads them.
+bool is_test(const fs::path& folder) {
+    return fs::exists(folder / "model.onnx") || fs::exists(folder / "data.json");
+}
+
 Outcome run_test(const fs::path& test) {
+    if (!fs::exists(test / "model.onnx")) {
+        return {Outcome::Kind::Skipped, "", {"(model) a download, which Debian does not ship"}};
+    }
     try {
         const onnx::Model model = onnx::Model::read(test / "model.onnx");
         const DataType type = real_type(model.summary());
         if (type == DataType::Float16) {
             return {Outcome::Kind::Skipped, "", {"(element type float16 or bfloat16)"}};
         }
+        bool specialised = false;
         for (const auto& folder : data_sets(test)) {
-            Outcome outcome = type == DataType::Float ? run_data_set<float>(model, folder)
-                                                      : run_data_set<double>(model, folder);
+            Outcome outcome = type == DataType::Float
+                                  ? run_data_set<float>(model, folder, specialised)
+                                  : run_data_set<double>(model, folder, specialised);
             if (outcome.kind != Outcome::Kind::Passed) {
                 return outcome;
             }
         }
-        return {};
+        Outcome passed;
+        passed.specialised = specialised;
+        return passed;
     } catch (const onnx::ImportError& error) {
         return {Outcome::Kind::Skipped, error.what(), reasons_of(error)};
     } catch (const topos::IndexError& error) {
@@ -235,6 +292,7 @@ Outcome run_test(const fs::path& test) {
 
 struct Tally {
     std::size_t passed = 0;
+    std::size_t specialised = 0;  // of the passed
     std::size_t failed = 0;
     std::size_t skipped = 0;
     std::map<std::string, std::size_t> reasons;
@@ -243,7 +301,7 @@ struct Tally {
 Tally run_suite(const fs::path& suite, const std::string& filter, bool verbose) {
     std::vector<fs::path> tests;
     for (const auto& entry : fs::directory_iterator(suite)) {
-        if (fs::exists(entry.path() / "model.onnx") &&
+        if (is_test(entry.path()) &&
             entry.path().filename().string().find(filter) != std::string::npos) {
             tests.push_back(entry.path());
         }
@@ -256,6 +314,7 @@ Tally run_suite(const fs::path& suite, const std::string& filter, bool verbose) 
         switch (outcome.kind) {
             case Outcome::Kind::Passed:
                 ++tally.passed;
+                tally.specialised += outcome.specialised ? 1 : 0;
                 break;
             case Outcome::Kind::Failed:
                 ++tally.failed;
@@ -276,8 +335,11 @@ Tally run_suite(const fs::path& suite, const std::string& filter, bool verbose) 
 }
 
 void print_tally(const std::string& suite, const Tally& tally) {
-    std::cout << suite << ": " << tally.passed << " passed, " << tally.failed << " failed, "
-              << tally.skipped << " skipped\n";
+    std::cout << suite << ": " << tally.passed << " passed";
+    if (tally.specialised > 0) {
+        std::cout << " (" << tally.specialised << " of them with inputs known while recording)";
+    }
+    std::cout << ", " << tally.failed << " failed, " << tally.skipped << " skipped\n";
     if (tally.reasons.empty()) {
         return;
     }
@@ -302,7 +364,7 @@ std::vector<fs::path> suites_in(const std::vector<fs::path>& folders) {
         std::vector<fs::path> inside;
         bool holds_tests = false;
         for (const auto& entry : fs::directory_iterator(folder)) {
-            holds_tests = holds_tests || fs::exists(entry.path() / "model.onnx");
+            holds_tests = holds_tests || is_test(entry.path());
             if (entry.is_directory()) {
                 inside.push_back(entry.path());
             }

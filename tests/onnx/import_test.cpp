@@ -156,6 +156,46 @@ TEST(OnnxImport, RunsThroughAFunctionAtAnyBatchSize) {
     EXPECT_EQ(five.to_vector()[1], -2.0F);  // 2 * -2 + 2
 }
 
+// x [batch, 6] reshaped to a shape the graph takes as its second input.
+ModelBuilder reshape_model() {
+    ModelBuilder builder;
+    builder.input("x", {-1, 6})
+        .input("shape", {2}, "", ::onnx::TensorProto::INT64)
+        .output("y", {-1, -1});
+    builder.node("Reshape", {"x", "shape"}, {"y"}, "reshaper");
+    return builder;
+}
+
+TEST(OnnxImport, NamesTheInputThatMustBeKnownWhileRecording) {
+    const Model model = Model::parse(reshape_model().bytes());
+    try {
+        (void)model.import();
+        FAIL() << "the model was imported";
+    } catch (const ImportError& error) {
+        ASSERT_EQ(error.unsupported().size(), 1U);
+        EXPECT_EQ(error.unsupported()[0].node, "reshaper");
+        EXPECT_EQ(error.unsupported()[0].value, "shape");
+    }
+}
+
+TEST(OnnxImport, RecordsForKnownInputsAsForConstants) {
+    const Model model = Model::parse(reshape_model().bytes());
+    auto imported = model.import(
+        {.default_extent = 2, .known_inputs = {{"shape", Tensor<double>({2}, {3, 4})}}});
+    ASSERT_EQ(imported.inputs.size(), 1U) << "a known input is not an input of the tape";
+    EXPECT_EQ(imported.output("y").shape(), (Shape{3, 4}));
+    EXPECT_THAT(
+        [&] {
+            (void)model.import({.known_inputs = {{"shap", Tensor<double>({2}, {3, 4})}}});
+        },
+        ::testing::ThrowsMessage<ModelError>(HasSubstr("its inputs: x, shape")));
+    EXPECT_THAT(
+        [&] {
+            (void)model.import({.known_inputs = {{"shape", Tensor<double>({3}, {1, 3, 4})}}});
+        },
+        ::testing::ThrowsMessage<ModelError>(HasSubstr("the known input shape has the shape [3]")));
+}
+
 TEST(OnnxImport, ImportsIntoBfloat16) {
     auto imported = Model::parse(affine_model().bytes()).import <bf16>({.default_extent = 1});
     const Symbol y = imported.output("y");

@@ -21,6 +21,10 @@ struct Unsupported {
     std::string operator_type;  // "Conv", "com.microsoft.FusedConv"
     std::int64_t opset = 0;     // the opset version the model imports for its domain
     std::string what;           // "operator", or what about it: "attribute auto_pad=VALID"
+    // The value that must be known while recording and is not, where that is
+    // what stopped the import: a graph input named here can be given in
+    // ImportOptions::known_inputs.
+    std::string value = {};
 
     // Memberwise equality.
     friend bool operator==(const Unsupported&, const Unsupported&) = default;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <topos/core/shape.hpp>
+#include <topos/core/tensor.hpp>
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
 #include <topos/model/named.hpp>
@@ -37,12 +38,19 @@ namespace detail {
 struct ModelDef;
 }  // namespace detail
 
-// How symbolic axes are sized when a model is recorded.
+// How a model is recorded: the extents of its symbolic axes, and the graph
+// inputs whose values are known while recording.
 struct ImportOptions {
     // Extents of named symbolic axes: {{"batch", 32}}.
-    std::map<std::string, std::size_t, std::less<>> dimensions;
+    std::map<std::string, std::size_t, std::less<>> dimensions = {};
     // The extent of a symbolic axis the map does not name (and of an axis with no name).
     std::size_t default_extent = 1;
+    // Graph inputs given their values now, by name: the model is recorded for
+    // them as for constants, so a graph that feeds a Reshape's shape or a
+    // Resize's scales as inputs imports (an ImportError names such inputs).
+    // They are not inputs of the tape, and Imported::inputs leaves them out.
+    // Integer inputs take the values truncated toward zero.
+    std::map<std::string, Tensor<double>, std::less<>> known_inputs = {};
 };
 
 // One axis of a graph input or output as the file declares it: an extent, a
@@ -91,7 +99,7 @@ struct NamedValue {
 template <Element T>
 struct Imported {
     Tape<T> tape;
-    std::vector<NamedValue<T>> inputs;   // the graph's inputs, in its order
+    std::vector<NamedValue<T>> inputs;   // the graph's inputs, in its order (but the known ones)
     std::vector<NamedValue<T>> outputs;  // the graph's outputs, in its order
 
     // The input or output of that name; throws SymbolError naming the ones there are.

@@ -116,6 +116,23 @@ void unary(Context<T>& context, const NodeDef& node, Unary function) {
         node, 0, function(context.real_value(node, 0)), context.type_of(node.inputs.at(0)));
 }
 
+// x ** y. A constant exponent of 2 is a Square: x * x is the correctly rounded
+// square (the exact pow is within an ulp of it, and equal to it in float), at
+// the cost of a product where pow costs a logarithm and an exponential (an
+// exported LayerNorm squares its deviations this way).
+template <Element T>
+Value<T> record_power(Context<T>& context, const NodeDef& node) {
+    const Value<T> base = context.real_value(node, 0);
+    if (Context<T>::has_input(node, 1) && context.is_constant(node.inputs[1])) {
+        const auto exponent = context.constant(node, 1).as_reals();
+        if (exponent.size() == 1 && exponent[0] == 2.0 &&
+            context.shape_of(node.inputs[1]).rank() <= base.shape().rank()) {
+            return base.square();
+        }
+    }
+    return base.pow(context.value(node, 1));
+}
+
 void add_binary_rules(RuleTable& table) {
     // Opsets 6 and earlier name their broadcasting; from 7 on it is numpy's, as recorded here.
     table.add("Add", {"broadcast", "axis"}, [](auto& context, const NodeDef& node) {
@@ -133,10 +150,7 @@ void add_binary_rules(RuleTable& table) {
             context, node, divide_toward_zero, [](const auto& a, const auto& b) { return a / b; });
     });
     table.add("Pow", {}, [](auto& context, const NodeDef& node) {
-        context.define(node,
-                       0,
-                       context.real_value(node, 0).pow(context.value(node, 1)),
-                       context.type_of(node.inputs.at(0)));
+        context.define(node, 0, record_power(context, node), context.type_of(node.inputs.at(0)));
     });
 }
 

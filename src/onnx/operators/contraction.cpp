@@ -13,10 +13,6 @@
 namespace topos::onnx::detail {
 namespace {
 
-[[noreturn]] void shape_contradiction(const NodeDef& node, const std::string& what) {
-    throw ModelError("node " + node.name + " (" + node.operator_type + "): " + what);
-}
-
 // numpy.matmul: a rank-1 left operand is a row [1, n], a rank-1 right operand
 // a column [n, 1], and the axis each added is removed from the product.
 template <Element T>
@@ -24,7 +20,7 @@ Value<T> numpy_matmul(const Value<T>& a, const Value<T>& b, const NodeDef& node)
     const Shape a_shape = a.shape();
     const Shape b_shape = b.shape();
     if (a_shape.rank() == 0 || b_shape.rank() == 0) {
-        shape_contradiction(
+        contradiction(
             node, "MatMul of " + a_shape.str() + " and " + b_shape.str() + " (a scalar operand)");
     }
     const bool row = a_shape.rank() == 1;
@@ -32,7 +28,7 @@ Value<T> numpy_matmul(const Value<T>& a, const Value<T>& b, const NodeDef& node)
     const Value<T> left = row ? a.unsqueeze(0) : a;
     const Value<T> right = column ? b.unsqueeze(1) : b;
     if (left.shape()[left.shape().rank() - 1] != right.shape()[right.shape().rank() - 2]) {
-        shape_contradiction(
+        contradiction(
             node,
             "MatMul of " + a_shape.str() + " and " + b_shape.str() + ": the inner extents differ");
     }
@@ -54,7 +50,7 @@ Value<T> gemm_operand(Context<T>& context,
                       bool transposed) {
     const Value<T> operand = context.real_value(node, index);
     if (operand.shape().rank() != 2) {
-        shape_contradiction(
+        contradiction(
             node,
             "operand " + std::to_string(index) + " is " + operand.shape().str() + ", not a matrix");
     }
@@ -70,10 +66,10 @@ Value<T> gemm_bias(Context<T>& context, const NodeDef& node, const Shape& produc
     const auto extents = extents_of_shape(bias.shape());
     const bool legacy_exact = context.opset() < 7 && integer_attribute(node, "broadcast", 0) == 0;
     if (legacy_exact ? extents != result : broadcast_extents(result, extents, node) != result) {
-        shape_contradiction(node,
-                            "C " + bias.shape().str() + " does not " +
-                                (legacy_exact ? "equal" : "broadcast to") + " the product " +
-                                product.str());
+        contradiction(node,
+                      "C " + bias.shape().str() + " does not " +
+                          (legacy_exact ? "equal" : "broadcast to") + " the product " +
+                          product.str());
     }
     return bias;
 }
@@ -83,9 +79,9 @@ void record_gemm(Context<T>& context, const NodeDef& node) {
     const Value<T> a = gemm_operand(context, node, 0, integer_attribute(node, "transA", 0) != 0);
     const Value<T> b = gemm_operand(context, node, 1, integer_attribute(node, "transB", 0) != 0);
     if (a.shape()[1] != b.shape()[0]) {
-        shape_contradiction(node,
-                            "op(A) " + a.shape().str() + " and op(B) " + b.shape().str() +
-                                " have different inner extents");
+        contradiction(node,
+                      "op(A) " + a.shape().str() + " and op(B) " + b.shape().str() +
+                          " have different inner extents");
     }
     Value<T> result = a.matmul(b);
     const double alpha = real_attribute(node, "alpha", 1.0);

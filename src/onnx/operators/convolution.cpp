@@ -5,6 +5,7 @@
 // ConvTranspose is its adjoint: one product spreads every input pixel over a
 // window of the output, and fold sums the overlapping windows (col2im).
 #include "onnx/context.hpp"
+#include "onnx/operators/windows.hpp"
 #include "onnx/rules.hpp"
 #include <topos/graph/compositions.hpp>
 #include <topos/onnx/errors.hpp>
@@ -12,70 +13,11 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace topos::onnx::detail {
 namespace {
-
-[[noreturn]] void contradiction(const NodeDef& node, const std::string& what) {
-    throw ModelError("node " + node.name + " (" + node.operator_type + "): " + what);
-}
-
-Shape shape_of_sizes(const std::vector<std::size_t>& extents) {
-    return Shape(std::span<const std::size_t>(extents));
-}
-
-Axes axes_of(const std::vector<std::size_t>& axes) {
-    return Axes(std::span<const std::size_t>(axes));
-}
-
-enum class AutoPad {
-    NotSet,
-    SameUpper,
-    SameLower,
-    Valid
-};
-
-AutoPad auto_pad_of(const NodeDef& node) {
-    const std::string mode = text_attribute(node, "auto_pad", "NOTSET");
-    if (mode == "NOTSET" || mode.empty()) {
-        return AutoPad::NotSet;
-    }
-    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-        return mode == "SAME_UPPER" ? AutoPad::SameUpper : AutoPad::SameLower;
-    }
-    if (mode == "VALID") {
-        return AutoPad::Valid;
-    }
-    contradiction(node, "auto_pad=" + mode + " is none of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
-}
-
-// The attribute `name`: `count` values, each at least `least`, or `fallback` on every axis.
-std::vector<std::size_t> per_axis(const NodeDef& node,
-                                  const std::string& name,
-                                  std::size_t count,
-                                  std::size_t fallback,
-                                  std::int64_t least) {
-    const auto given = integers_attribute(node, name);
-    if (!given) {
-        return std::vector<std::size_t>(count, fallback);
-    }
-    if (given->size() != count) {
-        contradiction(node,
-                      "attribute " + name + " holds " + std::to_string(given->size()) +
-                          " values where the input needs " + std::to_string(count));
-    }
-    std::vector<std::size_t> values;
-    for (const std::int64_t value : *given) {
-        if (value < least) {
-            contradiction(node,
-                          "attribute " + name + " holds " + std::to_string(value) + ", below " +
-                              std::to_string(least));
-        }
-        values.push_back(static_cast<std::size_t>(value));
-    }
-    return values;
-}
 
 // One convolution's arrangement, spatial axis by spatial axis. For Conv,
 // `before` and `after` pad the input; for ConvTranspose they crop the full
@@ -145,13 +87,6 @@ Geometry common_geometry(const Shape& input, const Shape& filters, const NodeDef
     return geometry;
 }
 
-// Splits `total` padding (SAME_UPPER puts the odd one at the end, SAME_LOWER at the start).
-void split_padding(Geometry& geometry, std::size_t axis, std::size_t total, AutoPad mode) {
-    const std::size_t smaller = total / 2;
-    geometry.before[axis] = mode == AutoPad::SameUpper ? smaller : total - smaller;
-    geometry.after[axis] = total - geometry.before[axis];
-}
-
 void explicit_pads(Geometry& geometry, const NodeDef& node) {
     const std::size_t axes = geometry.axes();
     const auto pads = per_axis(node, "pads", 2 * axes, 0, 0);
@@ -172,13 +107,8 @@ Geometry conv_geometry(const Shape& input, const Shape& filters, const NodeDef& 
         if (mode == AutoPad::Valid) {
             geometry.before[axis] = geometry.after[axis] = 0;
         } else if (mode != AutoPad::NotSet) {
-            const std::size_t stride = geometry.strides[axis];
-            const std::size_t outputs = (geometry.input[axis] + stride - 1) / stride;
-            const std::size_t reach = (outputs - 1) * stride + geometry.span(axis);
-            split_padding(geometry,
-                          axis,
-                          reach > geometry.input[axis] ? reach - geometry.input[axis] : 0,
-                          mode);
+            std::tie(geometry.before[axis], geometry.after[axis]) = same_padding(
+                geometry.input[axis], geometry.strides[axis], geometry.span(axis), mode);
         }
         if (geometry.input[axis] + geometry.before[axis] + geometry.after[axis] <
             geometry.span(axis)) {
@@ -327,10 +257,8 @@ void crop_to(Geometry& geometry, const std::vector<std::size_t>& extents, AutoPa
             geometry.extra[axis] = extents[axis] - geometry.full(axis);
             continue;
         }
-        split_padding(geometry,
-                      axis,
-                      reach - extents[axis],
-                      mode == AutoPad::SameUpper ? AutoPad::SameUpper : AutoPad::SameLower);
+        std::tie(geometry.before[axis], geometry.after[axis]) =
+            split_padding(reach - extents[axis], mode);
     }
 }
 

@@ -5,6 +5,7 @@
 // Negative index constants are wrapped here; indices computed at run time
 // must be in [0, extent), as topos's gather and one_hot stop at any other.
 #include "onnx/context.hpp"
+#include "onnx/operators/moves.hpp"
 #include "onnx/rules.hpp"
 #include <topos/graph/node.hpp>
 #include <topos/onnx/errors.hpp>
@@ -18,56 +19,26 @@
 namespace topos::onnx::detail {
 namespace {
 
-using Extents = std::vector<std::int64_t>;
-using Order = std::vector<std::size_t>;
-
-[[noreturn]] void model_error(const NodeDef& node, const std::string& what) {
-    throw ModelError("node " + node.name + " (" + node.operator_type + "): " + what);
-}
-
-std::int64_t product(const Extents& extents, std::size_t from, std::size_t to) {
-    std::int64_t result = 1;
-    for (std::size_t axis = from; axis < to; ++axis) {
-        result *= extents[axis];
-    }
-    return result;
-}
-
-template <Element T>
-bool holds_indices(const Value<T>& value) {
-    return value.tape().nodes()[value.index()].dtype() == DType::Index;
-}
-
-template <Element T>
-bool integer_constant(const Context<T>& context, const NodeDef& node, std::size_t index) {
-    return Context<T>::has_input(node, index) && context.is_constant(node.inputs[index]) &&
-           is_integral(context.type_of(node.inputs[index]));
-}
-
-template <Element T>
-Extents input_extents(const Context<T>& context, const NodeDef& node, std::size_t index) {
-    if (!Context<T>::has_input(node, index)) {
-        model_error(node, "lacks its input " + std::to_string(index));
-    }
-    if (context.is_constant(node.inputs[index])) {
-        return context.constant(node, index).extents;
-    }
-    return extents_of_shape(context.shape_of(node.inputs[index]));
-}
+using moves::Extents;
+using moves::holds_indices;
+using moves::input_extents;
+using moves::integer_constant;
+using moves::Order;
+using moves::product;
 
 // Index constants in [-extent, extent) as positions in [0, extent); ModelError for any other.
 std::vector<std::int64_t> wrapped(const Constant& indices,
                                   std::int64_t extent,
                                   const NodeDef& node) {
     if (!is_integral(indices.type) || indices.type == DataType::Bool) {
-        model_error(node, "indices of element type " + type_name(indices.type));
+        contradiction(node, "indices of element type " + type_name(indices.type));
     }
     std::vector<std::int64_t> positions;
     for (std::int64_t index : indices.integers) {
         if (index < -extent || index >= extent) {
-            model_error(node,
-                        "index " + std::to_string(index) + " is outside [-" +
-                            std::to_string(extent) + ", " + std::to_string(extent) + ")");
+            contradiction(node,
+                          "index " + std::to_string(index) + " is outside [-" +
+                              std::to_string(extent) + ", " + std::to_string(extent) + ")");
         }
         positions.push_back(index < 0 ? index + extent : index);
     }
@@ -321,10 +292,10 @@ void record_gather_elements(Context<T>& context, const NodeDef& node) {
         fits = d == axis || indices[d] <= data[d];
     }
     if (!fits) {
-        model_error(node,
-                    "indices of rank " + std::to_string(indices.size()) +
-                        " do not fit the data's rank " + std::to_string(data.size()) +
-                        " and extents");
+        contradiction(node,
+                      "indices of rank " + std::to_string(indices.size()) +
+                          " do not fit the data's rank " + std::to_string(data.size()) +
+                          " and extents");
     }
     if (context.is_constant(node.inputs[1])) {
         elements_by_constant(context, node, axis, data);
@@ -369,14 +340,14 @@ void record_one_hot(Context<T>& context, const NodeDef& node) {
     const Constant& indices = context.constant(node, 0);
     const auto depth = context.constant(node, 1).as_integers();
     if (depth.size() != 1 || depth.front() < 1) {
-        model_error(node, "depth must be one positive number");
+        contradiction(node, "depth must be one positive number");
     }
     const auto rank = static_cast<std::int64_t>(indices.extents.size());
     const std::size_t axis =
         axis_in(integer_attribute(node, "axis", -1), static_cast<std::size_t>(rank + 1), node);
     const Constant mask = one_hot_mask(indices, depth.front(), axis, context.opset() >= 11);
     if (input_extents(context, node, 2) != Extents{2}) {
-        model_error(node, "values must be [off_value, on_value]");
+        contradiction(node, "values must be [off_value, on_value]");
     }
     if (integer_constant(context, node, 2)) {
         const Constant& values = context.constant(node, 2);
@@ -458,13 +429,13 @@ void record_trilu(Context<T>& context, const NodeDef& node) {
     if (Context<T>::has_input(node, 1)) {
         const auto k = context.constant(node, 1).as_integers();
         if (k.size() != 1) {
-            model_error(node, "k must hold one element");
+            contradiction(node, "k must hold one element");
         }
         triangle.k = k.front();
     }
     const Extents extents = input_extents(context, node, 0);
     if (extents.size() < 2) {
-        model_error(node, "needs an input of rank 2 or more");
+        contradiction(node, "needs an input of rank 2 or more");
     }
     if (integer_constant(context, node, 0)) {
         context.define(node, 0, triangle_of(context.constant(node, 0), triangle));

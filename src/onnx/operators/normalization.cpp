@@ -15,14 +15,6 @@
 namespace topos::onnx::detail {
 namespace {
 
-[[noreturn]] void contradiction(const NodeDef& node, const std::string& what) {
-    throw ModelError("node " + node.name + " (" + node.operator_type + "): " + what);
-}
-
-bool output_requested(const NodeDef& node, std::size_t index) {
-    return index < node.outputs.size() && !node.outputs[index].empty();
-}
-
 Axes axes_from(std::size_t first, std::size_t rank) {
     std::vector<std::size_t> axes;
     for (std::size_t axis = first; axis < rank; ++axis) {
@@ -45,7 +37,7 @@ void require_inference(const NodeDef& node, std::int64_t opset) {
         if (integer_attribute(node, "training_mode", 0) != 0) {
             not_handled("training_mode=1 (statistics of the batch, running statistics updated)");
         }
-        if (output_requested(node, 1) || output_requested(node, 2)) {
+        if (has_output(node, 1) || has_output(node, 2)) {
             contradiction(node, "the outputs running_mean and running_var need training_mode=1");
         }
         return;
@@ -54,7 +46,7 @@ void require_inference(const NodeDef& node, std::int64_t opset) {
         not_handled("is_test=0 (training mode: statistics of the batch)");
     }
     for (std::size_t index = 1; index < node.outputs.size(); ++index) {
-        if (output_requested(node, index)) {
+        if (has_output(node, index)) {
             not_handled("the outputs mean, var, saved_mean and saved_var (training mode)");
         }
     }

@@ -5,6 +5,7 @@
 // Max pooling pads with -infinity, which no maximum picks; average pooling
 // pads with zeros and divides each sum by the count of positions it averages.
 #include "onnx/context.hpp"
+#include "onnx/operators/windows.hpp"
 #include "onnx/rules.hpp"
 #include <topos/graph/compositions.hpp>
 #include <topos/onnx/errors.hpp>
@@ -12,49 +13,12 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace topos::onnx::detail {
 namespace {
-
-[[noreturn]] void contradiction(const NodeDef& node, const std::string& what) {
-    throw ModelError("node " + node.name + " (" + node.operator_type + "): " + what);
-}
-
-Shape shape_of_sizes(const std::vector<std::size_t>& extents) {
-    return Shape(std::span<const std::size_t>(extents));
-}
-
-Axes axes_of(const std::vector<std::size_t>& axes) {
-    return Axes(std::span<const std::size_t>(axes));
-}
-
-// The attribute `name`: `count` values, each at least `least`, or `fallback` on every axis.
-std::vector<std::size_t> per_axis(const NodeDef& node,
-                                  const std::string& name,
-                                  std::size_t count,
-                                  std::size_t fallback,
-                                  std::int64_t least) {
-    const auto given = integers_attribute(node, name);
-    if (!given) {
-        return std::vector<std::size_t>(count, fallback);
-    }
-    if (given->size() != count) {
-        contradiction(node,
-                      "attribute " + name + " holds " + std::to_string(given->size()) +
-                          " values where the input needs " + std::to_string(count));
-    }
-    std::vector<std::size_t> values;
-    for (const std::int64_t value : *given) {
-        if (value < least) {
-            contradiction(node,
-                          "attribute " + name + " holds " + std::to_string(value) + ", below " +
-                              std::to_string(least));
-        }
-        values.push_back(static_cast<std::size_t>(value));
-    }
-    return values;
-}
 
 // The windows of one pooling, spatial axis by spatial axis: `before` and
 // `after` are the padding the windows may cover, `beyond` the positions
@@ -91,23 +55,13 @@ void place_padding(Windows& windows, const NodeDef& node) {
     const auto pads = per_axis(node, "pads", 2 * axes, 0, 0);
     windows.before.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(axes));
     windows.after.assign(pads.begin() + static_cast<std::ptrdiff_t>(axes), pads.end());
-    const std::string mode = text_attribute(node, "auto_pad", "NOTSET");
-    if (mode == "NOTSET" || mode.empty()) {
-        return;
-    }
-    if (mode != "VALID" && mode != "SAME_UPPER" && mode != "SAME_LOWER") {
-        contradiction(node,
-                      "auto_pad=" + mode + " is none of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
-    }
-    for (std::size_t axis = 0; axis < axes; ++axis) {
-        const std::size_t stride = windows.strides[axis];
-        const std::size_t reach =
-            ((windows.input[axis] + stride - 1) / stride - 1) * stride + windows.span(axis);
-        const std::size_t total =
-            mode == "VALID" || reach <= windows.input[axis] ? 0 : reach - windows.input[axis];
-        // SAME_UPPER puts the odd position at the end, SAME_LOWER at the start.
-        windows.before[axis] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-        windows.after[axis] = total - windows.before[axis];
+    const AutoPad mode = auto_pad_of(node);
+    for (std::size_t axis = 0; mode != AutoPad::NotSet && axis < axes; ++axis) {
+        std::tie(windows.before[axis], windows.after[axis]) =
+            mode == AutoPad::Valid
+                ? std::pair<std::size_t, std::size_t>{0, 0}
+                : same_padding(
+                      windows.input[axis], windows.strides[axis], windows.span(axis), mode);
     }
 }
 

@@ -20,10 +20,6 @@
 namespace topos::onnx::detail {
 namespace {
 
-[[noreturn]] void model_error(const NodeDef& node, const std::string& what) {
-    throw ModelError("node " + node.name + " (" + node.operator_type + "): " + what);
-}
-
 // What a reduction node asks for: its axes (ascending, distinct) and keepdims.
 struct Reduction {
     std::vector<std::size_t> axes;
@@ -38,12 +34,12 @@ std::vector<std::int64_t> named_axes(const Context<T>& context, const NodeDef& n
     const bool axes_input = node.operator_type == "ReduceSum" && context.opset() >= 13;
     if (!axes_input) {
         if (Context<T>::has_input(node, 1)) {
-            model_error(node, "at this opset the axes are an attribute, not an input");
+            contradiction(node, "at this opset the axes are an attribute, not an input");
         }
         return integers_attribute(node, "axes").value_or(std::vector<std::int64_t>{});
     }
     if (node.attribute("axes") != nullptr) {
-        model_error(node, "from opset 13 on the axes are an input, not an attribute");
+        contradiction(node, "from opset 13 on the axes are an input, not an attribute");
     }
     if (!Context<T>::has_input(node, 1) || (!context.is_constant(node.inputs[1]) &&
                                             context.shape_of(node.inputs[1]).elements() == 0)) {
@@ -71,13 +67,9 @@ Reduction reduction_of(const Context<T>& context, const NodeDef& node, std::size
     }
     std::sort(reduction.axes.begin(), reduction.axes.end());
     if (std::adjacent_find(reduction.axes.begin(), reduction.axes.end()) != reduction.axes.end()) {
-        model_error(node, "an axis is named twice");
+        contradiction(node, "an axis is named twice");
     }
     return reduction;
-}
-
-Axes axes_of(const std::vector<std::size_t>& axes) {
-    return Axes(std::span<const std::size_t>(axes));
 }
 
 // The shape with the reduced axes removed.
@@ -291,9 +283,9 @@ void record_position(Context<T>& context, const NodeDef& node, bool of_minimum) 
     const bool keep = integer_attribute(node, "keepdims", 1) != 0;
     const bool last = integer_attribute(node, "select_last_index", 0) != 0;
     if (shape[axis] == 0) {
-        model_error(node,
-                    "the axis " + std::to_string(axis) + " of " + shape.str() +
-                        " is empty and has no maximum");
+        contradiction(node,
+                      "the axis " + std::to_string(axis) + " of " + shape.str() +
+                          " is empty and has no maximum");
     }
     if (integer_constants(context, node)) {
         Constant position = fold_position(context.constant(node, 0), axis, of_minimum, last);
