@@ -196,6 +196,34 @@ TEST(OnnxImport, RecordsForKnownInputsAsForConstants) {
         ::testing::ThrowsMessage<ModelError>(HasSubstr("the known input shape has the shape [3]")));
 }
 
+// Gelu as torch.nn.GELU computes it, in both forms, at three points.
+TEST(OnnxImport, GeluIsTorchsInBothForms) {
+    for (const std::string approximate : {"none", "tanh"}) {
+        ModelBuilder builder;
+        builder.input("x", {3}).output("y", {3});
+        auto& gelu = builder.node("Gelu", {"x"}, {"y"});
+        auto* attribute = gelu.add_attribute();
+        attribute->set_name("approximate");
+        attribute->set_type(::onnx::AttributeProto::STRING);
+        attribute->set_s(approximate);
+        auto imported = Model::parse(builder.bytes()).import <double>();
+        const Symbol y = imported.output("y");
+        const Network<double> network = std::move(imported.tape).into_network();
+        const auto run =
+            network.forward(network.parameters(),
+                            {{imported.inputs[0].value, Tensor<double>({3}, {-1.5, 0.25, 2.0})}});
+        // torch.nn.functional.gelu(torch.tensor([-1.5, 0.25, 2.0], dtype=torch.float64),
+        // approximate=...)
+        const std::vector<double> expected =
+            approximate == "none"
+                ? std::vector<double>{-0.10021080190328704, 0.14967658142073093, 1.9544997361036416}
+                : std::vector<double>{-0.10042842301976707, 0.149675350701685, 1.954597694087775};
+        for (std::size_t index = 0; index < 3; ++index) {
+            EXPECT_NEAR(run.of(y).to_vector()[index], expected[index], 1e-15) << approximate;
+        }
+    }
+}
+
 TEST(OnnxImport, ImportsIntoBfloat16) {
     auto imported = Model::parse(affine_model().bytes()).import <bf16>({.default_extent = 1});
     const Symbol y = imported.output("y");

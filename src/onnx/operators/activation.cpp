@@ -185,7 +185,29 @@ void record_relu(Context<T>& context, const NodeDef& node) {
     elementwise(context, node, [](const auto& x) { return x.relu(); });
 }
 
+// GELU: x Phi(x), the catalog's Gelu (its erf form), or with approximate=tanh
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as torch.nn.GELU writes
+// both. ONNX defines Gelu from opset 20; a graph that uses it at an older opset
+// (exported for onnxruntime, say) means the same.
+template <Element T>
+Value<T> record_gelu(Context<T>& context, const NodeDef& node) {
+    const Value<T> x = context.real_value(node, 0);
+    const std::string approximate = text_attribute(node, "approximate", "none");
+    if (approximate == "none") {
+        return x.gelu();
+    }
+    if (approximate != "tanh") {
+        contradiction(node, "approximate=" + approximate + " is neither none nor tanh");
+    }
+    const Value<T> inner =
+        context.scalar(0.7978845608028654) * (x + context.scalar(0.044715) * x * x * x);
+    return context.scalar(0.5) * x * (context.scalar(1) + inner.tanh());
+}
+
 void add_catalog_rules(RuleTable& table) {
+    table.add("Gelu", {"approximate"}, [](auto& context, const NodeDef& node) {
+        context.define(node, 0, record_gelu(context, node), context.type_of(node.inputs.at(0)));
+    });
     table.add("Relu", {}, [](auto& context, const NodeDef& node) { record_relu(context, node); });
     table.add("Tanh", {}, [](auto& context, const NodeDef& node) {
         elementwise(context, node, [](const auto& x) { return x.tanh(); });
