@@ -162,6 +162,9 @@ Context<T>::Context(Tape<T>& tape,
 
 template <Element T>
 auto Context<T>::slot(std::string_view name) const -> const Slot& {
+    if (name.empty()) {
+        throw ModelError("not a well-formed ONNX model: a node lacks an input its operator needs");
+    }
     const auto found = slots_.find(name);
     if (found == slots_.end()) {
         throw ModelError("not a well-formed ONNX model: " + std::string(name) +
@@ -257,8 +260,7 @@ Value<T> Context<T>::carried_value(const NodeDef& node, std::size_t index) {
 
 template <Element T>
 Value<T> Context<T>::real_value(const NodeDef& node, std::size_t index) {
-    const DataType type =
-        has_input(node, index) ? type_of(node.inputs[index]) : DataType::Undefined;
+    const DataType type = input_slot(node, index).type;
     if (!is_real(type)) {
         not_handled("arithmetic on " + type_name(type) + " values (input " + std::to_string(index) +
                     ", " + node.inputs[index] + ")");

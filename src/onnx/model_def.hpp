@@ -38,14 +38,35 @@ struct AttributeDef {
     std::shared_ptr<const Constant> tensor;
 };
 
+// A node's inputs or outputs by name. Reading past the last one gives "", an
+// omitted optional input, so a rule that reads input 2 of a node the file gave
+// one input never reads outside the list: the name "" is then refused as a
+// missing input (a ModelError), whatever the file holds.
+class Names : public std::vector<std::string> {
+public:
+    using std::vector<std::string>::vector;
+
+    const std::string& operator[](std::size_t index) const {
+        return index < size() ? std::vector<std::string>::operator[](index) : none();
+    }
+
+    const std::string& at(std::size_t index) const { return (*this)[index]; }
+
+private:
+    static const std::string& none() {
+        static const std::string empty;
+        return empty;
+    }
+};
+
 // One node: its operator, its inputs and outputs by name ("" for an omitted
 // optional input) and its attributes.
 struct NodeDef {
     std::string name;  // as the file names it, or "#<index>"
     std::string operator_type;
     std::string domain;  // "" for the default domain ("ai.onnx")
-    std::vector<std::string> inputs;
-    std::vector<std::string> outputs;
+    Names inputs;
+    Names outputs;
     std::vector<AttributeDef> attributes;
 
     // The attribute of that name, or nullptr.

@@ -305,6 +305,18 @@ TEST(OnnxImport, RefusesShapesThatContradictTheOperators) {
                 ::testing::ThrowsMessage<ModelError>(HasSubstr("node adder (Add)")));
 }
 
+// Every rule reads inputs a node may lack (the fuzzer's first finding read past
+// a BatchNormalization's one input); each must be a ModelError.
+TEST(OnnxImport, RefusesANodeThatLacksInputsItsOperatorNeeds) {
+    for (const char* type : {"BatchNormalization", "Conv", "Gemm", "Add", "Reshape", "Where"}) {
+        ModelBuilder builder;
+        builder.input("x", {2, 3}).output("y", {2, 3});
+        builder.node(type, {"x"}, {"y"}, "short");
+        const Model model = Model::parse(builder.bytes());
+        EXPECT_THROW((void)model.import(), ModelError) << type;
+    }
+}
+
 TEST(OnnxImport, RefusesBytesThatAreNotAModel) {
     const auto bytes = affine_model().bytes();
     const std::vector<std::byte> truncated(
