@@ -4,6 +4,8 @@
 // Transformers run twice: traced without gradients (PyTorch's fused inference path) and
 // with them (the composite path torch.onnx.export records). `--threads=N` sets the
 // intra-op pool (default 1); run with OPENBLAS_NUM_THREADS=1 so that no second pool starts.
+#include "thread_count_argument.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -100,24 +102,6 @@ void infer(benchmark::State& state, std::string name, std::string module_file) {
         const std::string message(error.what());
         state.SkipWithError(message.substr(0, message.find('\n')).c_str());
     }
-}
-
-// Removes `--threads=N` from the arguments and returns N (1 when absent).
-int take_thread_count(int& argc, char** argv) {
-    int threads = 1;
-    std::vector<char*> kept;
-    for (int i = 0; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--threads=", 10) == 0) {
-            threads = std::stoi(argv[i] + 10);
-        } else {
-            kept.push_back(argv[i]);
-        }
-    }
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-        argv[i] = kept[i];
-    }
-    argc = static_cast<int>(kept.size());
-    return threads;
 }
 
 }  // namespace

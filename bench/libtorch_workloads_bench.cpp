@@ -5,6 +5,7 @@
 // peak resident set in MiB.
 #include "libtorch_workloads.hpp"
 #include "peak_memory.hpp"
+#include "thread_count_argument.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -30,24 +31,6 @@ void register_workload(const std::string& name, Build build) {
     benchmark::RegisterBenchmark((name + "/libtorch").c_str(), train, build)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
-}
-
-// Removes `--threads=N` from the arguments and returns N (1 when absent).
-int take_thread_count(int& argc, char** argv) {
-    int threads = 1;
-    std::vector<char*> kept;
-    for (int i = 0; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--threads=", 10) == 0) {
-            threads = std::stoi(argv[i] + 10);
-        } else {
-            kept.push_back(argv[i]);
-        }
-    }
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-        argv[i] = kept[i];
-    }
-    argc = static_cast<int>(kept.size());
-    return threads;
 }
 
 }  // namespace
