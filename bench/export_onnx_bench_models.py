@@ -23,6 +23,7 @@ NAME_composite.pt with gradients enabled, the composite path that
 torch.onnx.export records. Needs Debian's python3-torch and python3-onnx:
     /usr/bin/python3 bench/export_onnx_bench_models.py /tmp/topos-onnx-bench
 """
+import importlib.util
 import io
 import os
 import sys
@@ -36,24 +37,17 @@ from torch import nn
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class LeNet(nn.Module):
-    """The LeNet of tools/export-onnx-fixtures.py (data/onnx/lenet.onnx)."""
+def fixture_module():
+    """tools/export-onnx-fixtures.py as a module, for the models it exported."""
+    path = os.path.join(ROOT, "tools", "export-onnx-fixtures.py")
+    spec = importlib.util.spec_from_file_location("export_onnx_fixtures", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, padding=2)
-        self.bn1 = nn.BatchNorm2d(6)
-        self.conv2 = nn.Conv2d(6, 16, 5)
-        self.bn2 = nn.BatchNorm2d(16)
-        self.fc1 = nn.Linear(16 * 5 * 5, 120)
-        self.fc2 = nn.Linear(120, 84)
-        self.fc3 = nn.Linear(84, 10)
 
-    def forward(self, x):
-        x = torch.max_pool2d(torch.relu(self.bn1(self.conv1(x))), 2)
-        x = torch.max_pool2d(torch.relu(self.bn2(self.conv2(x))), 2)
-        x = torch.flatten(x, 1)
-        return self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(x)))))
+# The LeNet of data/onnx/lenet.onnx, as tools/export-onnx-fixtures.py defines it.
+LeNet = fixture_module().LeNet
 
 
 class BasicBlock(nn.Module):
