@@ -1,16 +1,26 @@
-"""A training step driven from Python beside the same step in C++: for two
-digits MLPs (the gallery's 64 -> 512 -> 256 -> 10, and the 64 -> 128 -> 10 of
-examples/digits_mlp_steps), runs bench/digits_step_bench (C++) and
-bench/digits_step_bench.py (Python) in turn for R rounds and prints each
-one's median microseconds per step (with min and max) and the overhead of
-Python's median over C++'s (and of its best round over C++'s best, which
-other tenants of a shared machine disturb least), by wall clock and by the
-process's CPU time; then the same with TOPOS_THREADS=1, where the CPU time
-counts no spinning worker.
+"""A training step driven from Python beside the same step in C++.
+
+First the gallery's digits MLP whole: examples/gallery/digits_mlp (C++) and
+its twin examples/python/digits_mlp_gallery.py (the same bits), each run
+whole in turn for R rounds; a step's time is the three members' training
+loops ("1200 steps in X seconds") over their 3600 steps, so it holds every
+call a training loop makes (the batch gathered, jittered and noised, the
+plan's run, AdamW, BatchNorm's running statistics, the progress line).
+
+Then one step alone (a batch of 50 gathered, Function.value_and_gradients,
+an AdamW step) for two MLPs of the digits (the gallery's 64 -> 512 -> 256 ->
+10, and the 64 -> 128 -> 10 of examples/digits_mlp_steps): runs
+bench/digits_step_bench (C++) and bench/digits_step_bench.py (Python) in turn
+for R rounds, by wall clock and by the process's CPU time.
+
+Each prints the median microseconds per step (with min and max) and the
+overhead of Python's median over C++'s (and of its best round over C++'s
+best, which other tenants of a shared machine disturb least), with the
+library's threads and with TOPOS_THREADS=1.
 
 usage: python_overhead.py BUILD_DIR [ROUNDS] [EPOCHS]
-(BUILD_DIR has bench/digits_step_bench and python/topos; run it with the
-Python that has NumPy, e.g. /usr/bin/python3)
+(BUILD_DIR has examples/gallery/digits_mlp, bench/digits_step_bench and
+python/topos; run it with the Python that has NumPy, e.g. /usr/bin/python3)
 """
 import os
 import pathlib
@@ -65,7 +75,35 @@ def compare(build, rounds, epochs, name, widths, threads):
     report("CPU time", [cpu for _, cpu in cpp], [cpu for _, cpu in python])
 
 
+def gallery_microseconds(command, env):
+    """Microseconds per step of a gallery run: its loops' seconds over their steps."""
+    printed = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
+    loops = re.findall(r"^([0-9]+) steps in ([0-9.]+) seconds", printed, re.M)
+    steps = sum(int(count) for count, _ in loops)
+    return sum(float(seconds) for _, seconds in loops) * 1e6 / steps
+
+
+def compare_gallery(build, rounds, threads):
+    env = dict(os.environ)
+    if threads:
+        env["TOPOS_THREADS"] = threads
+    python_env = dict(env, PYTHONPATH=str(pathlib.Path(build) / "python"))
+    cpp, python = [], []
+    for _ in range(rounds):
+        cpp.append(gallery_microseconds(
+            [str(pathlib.Path(build) / "examples" / "gallery" / "digits_mlp")], env))
+        python.append(gallery_microseconds(
+            [sys.executable, str(ROOT / "examples" / "python" / "digits_mlp_gallery.py"),
+             str(ROOT / "data" / "digits.csv")], python_env))
+    threads_text = f"TOPOS_THREADS={threads}" if threads else "the library's default threads"
+    print(f"the gallery's digits MLP, the whole program and its Python twin, {threads_text}, "
+          f"{rounds} rounds of 3600 steps:")
+    report("wall clock of the training loops", cpp, python)
+
+
 def main(build, rounds, epochs):
+    compare_gallery(build, rounds, None)
+    compare_gallery(build, rounds, "1")
     for name, widths in MODELS:
         compare(build, rounds, epochs, name, widths, None)
     # One thread: every step's work on the calling thread, so the CPU time

@@ -152,6 +152,9 @@ void bind_batch_norm(py::module_& module) {
         .def_readonly("output", &BatchNormTraining<T>::output)
         .def_readonly("mean", &BatchNormTraining<T>::mean)
         .def_readonly("variance", &BatchNormTraining<T>::variance);
+    py::class_<StatisticsInputs<T>>(module, class_name<T>("StatisticsInputs").c_str())
+        .def_readonly("mean", &StatisticsInputs<T>::mean)
+        .def_readonly("variance", &StatisticsInputs<T>::variance);
     py::class_<B> norm(module, class_name<T>("BatchNorm").c_str(), R"(
 Batch normalisation over the channel axis (1): training() gives the output and
 the batch statistics; update() folds them into running statistics.)");
@@ -168,6 +171,36 @@ the batch statistics; update() folds them into running statistics.)");
                  const RunningStatistics<T> running = norm.start();
                  return py::make_tuple(to_numpy<T>(running.mean), to_numpy<T>(running.variance));
              })
+        .def(
+            "update",
+            [](const B& norm,
+               const py::tuple& running,
+               const py::handle& batch_mean,
+               const py::handle& batch_variance,
+               std::size_t count) {
+                if (running.size() != 2) {
+                    throw py::value_error(
+                        "running statistics are a (mean, variance) tuple, as start() gives");
+                }
+                const RunningStatistics<T> next =
+                    norm.update({to_tensor<T>(running[0]), to_tensor<T>(running[1])},
+                                to_tensor<T>(batch_mean),
+                                to_tensor<T>(batch_variance),
+                                count);
+                return py::make_tuple(to_numpy<T>(next.mean), to_numpy<T>(next.variance));
+            },
+            py::arg("running"),
+            py::arg("batch_mean"),
+            py::arg("batch_variance"),
+            py::arg("count"),
+            "One running-average step: the next (mean, variance); `count` is the elements per "
+            "channel of the batch (topos.elements_per_channel).")
+        .def(
+            "statistics_inputs",
+            [](const B& norm, OpenTape<T>& tape) { return norm.statistics_inputs(tape.open()); },
+            py::arg("tape"),
+            "Two inputs of `tape` for the running statistics, defaults start().")
+        .def("inference", &B::inference, py::arg("x"), py::arg("statistics"))
         .def_property_readonly("gamma", &B::gamma)
         .def_property_readonly("beta", &B::beta);
     bind_module_common<B>(norm);
@@ -280,6 +313,11 @@ void bind_models(py::module_& module) {
         .value("Relu", Activation::Relu)
         .value("Sigmoid", Activation::Sigmoid)
         .value("Gelu", Activation::Gelu);
+    module.def(
+        "elements_per_channel",
+        [](const std::vector<long long>& shape) { return elements_per_channel(shape_of(shape)); },
+        py::arg("shape"),
+        "Elements per channel of an [N, C, ...] input: the count BatchNorm.update takes.");
     bind_initialisers(module);
     bind_element<float>(module);
     bind_element<double>(module);

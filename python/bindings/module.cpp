@@ -20,5 +20,6 @@ PYBIND11_MODULE(_topos, module) {
     topos::python::bind_running(module);
     topos::python::bind_models(module);
     topos::python::bind_training(module);
+    topos::python::bind_data(module);
     topos::python::bind_presentation(module);
 }

@@ -18,6 +18,7 @@ void bind_recording(py::module_& module);
 void bind_running(py::module_& module);
 void bind_models(py::module_& module);
 void bind_training(py::module_& module);
+void bind_data(py::module_& module);
 void bind_presentation(py::module_& module);
 
 }  // namespace topos::python

@@ -89,6 +89,9 @@ void bind_presentation(py::module_& module) {
         .def("__repr__", [](const show::Picture& picture) {
             return "<topos.show.Picture, " + std::to_string(picture.nodes()) + " nodes>";
         });
+    py::enum_<show::Axis>(show, "Axis")
+        .value("Linear", show::Axis::Linear)
+        .value("Log", show::Axis::Log);
     py::class_<show::Plot>(show, "Plot", "Curves over steps: SVG for a page, text for a terminal.")
         .def(py::init<>())
         .def(
@@ -108,6 +111,11 @@ void bind_presentation(py::module_& module) {
             [](show::Plot& plot, std::string text) -> show::Plot& {
                 return plot.y_label(std::move(text));
             },
+            py::return_value_policy::reference_internal)
+        .def(
+            "y_axis",
+            [](show::Plot& plot, show::Axis axis) -> show::Plot& { return plot.y_axis(axis); },
+            py::arg("axis"),
             py::return_value_policy::reference_internal)
         .def(
             "line",

@@ -1,11 +1,8 @@
 // Training: the optimizers (pure transforms, and their in-place form), the
 // learning-rate schedules, Function (a Python body compiled once per shape),
-// checkpoints, and topos.data's deterministic orders.
+// and checkpoints.
 #include "handles.hpp"
 #include "module.hpp"
-#include <topos/data/batches.hpp>
-#include <topos/data/csv.hpp>
-#include <topos/data/generator.hpp>
 #include <topos/model/checkpoint.hpp>
 #include <topos/model/function.hpp>
 #include <topos/model/optim.hpp>
@@ -235,59 +232,6 @@ void bind_checkpoint_element(py::module_& checkpoint) {
         });
 }
 
-void bind_data(py::module_& module) {
-    py::module_ data =
-        module.def_submodule("data", "Deterministic orders of examples (topos::data).");
-    data.def(
-            "shuffled",
-            [](std::size_t count, std::uint64_t seed) { return data::shuffled(count, seed); },
-            py::arg("count"),
-            py::arg("seed"),
-            "0 .. count-1 in the order seed gives, the same on every platform.")
-        .def(
-            "batches",
-            [](std::size_t count, std::size_t size, bool drop_last) {
-                py::list ranges;
-                for (const data::BatchRange& range :
-                     data::batches(count, size, {.drop_last = drop_last})) {
-                    ranges.append(py::slice(static_cast<py::ssize_t>(range.start),
-                                            static_cast<py::ssize_t>(range.start + range.count),
-                                            1));
-                }
-                return ranges;
-            },
-            py::arg("count"),
-            py::arg("size"),
-            py::arg("drop_last") = false,
-            "The batches of count examples, `size` each, as slices.")
-        .def(
-            "read_csv",
-            [](const std::string& path,
-               const std::string& dtype,
-               const std::string& delimiter,
-               bool header) -> py::object {
-                if (delimiter.size() != 1) {
-                    throw py::value_error("the delimiter is one character, got \"" + delimiter +
-                                          "\"");
-                }
-                const data::CsvOptions options{.delimiter = delimiter[0], .header = header};
-                if (dtype == "float64") {
-                    return to_numpy<double>(data::read_csv<double>(path, options));
-                }
-                if (dtype != "float32") {
-                    throw py::value_error("dtype is \"float32\" or \"float64\", got \"" + dtype +
-                                          "\"");
-                }
-                return to_numpy<float>(data::read_csv<float>(path, options));
-            },
-            py::arg("path"),
-            py::arg("dtype") = "float32",
-            py::arg("delimiter") = ",",
-            py::arg("header") = false,
-            "A file's table of numbers as a [rows, columns] array (data::read_csv); raises "
-            "CsvError.");
-}
-
 }  // namespace
 
 void bind_training(py::module_& module) {
@@ -300,7 +244,6 @@ void bind_training(py::module_& module) {
         module.def_submodule("checkpoint", "safetensors checkpoints (topos::checkpoint).");
     bind_checkpoint_element<float>(checkpoint);
     bind_checkpoint_element<double>(checkpoint);
-    bind_data(module);
 }
 
 }  // namespace topos::python

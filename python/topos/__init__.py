@@ -42,6 +42,7 @@ from ._topos import (
     conv2d,
     cross_entropy,
     data,
+    elements_per_channel,
     gather,
     init,
     isa,

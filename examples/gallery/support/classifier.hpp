@@ -12,7 +12,6 @@
 #pragma once
 
 #include "support/digits.hpp"
-#include "support/jitter.hpp"
 #include <topos/topos.hpp>
 
 #include <algorithm>
@@ -82,6 +81,9 @@ struct Classifier {
     std::vector<topos::StatisticsInputs<float>> running_statistics;  // its inputs
 };
 
+// The gallery's name for the library's affine jitter of the digits.
+using Jitter = topos::data::AffineJitter;
+
 struct Recipe {
     std::size_t batch;
     bool as_images;
@@ -149,13 +151,10 @@ inline Batch training_batch(const Digits& training,
     Batch batch = batch_of(training, order, first, shape);
     std::vector<float> pixels(batch.images.data().begin(), batch.images.data().end());
     if (recipe.jitter) {
-        jitter_digits(pixels, *recipe.jitter, generator);
+        topos::data::jitter_images<float>(pixels, 8, 8, *recipe.jitter, generator);
     }
     if (recipe.pixel_noise > 0) {
-        const topos::Tensor<float> noise =
-            topos::init::normal(generator.bits(), recipe.pixel_noise)(shape);
-        std::transform(
-            pixels.begin(), pixels.end(), noise.data().begin(), pixels.begin(), std::plus<>());
+        topos::data::add_gaussian_noise<float>(pixels, recipe.pixel_noise, generator);
     }
     batch.images = topos::Tensor<float>(shape, pixels);
     return batch;

@@ -1,15 +1,22 @@
 // The gallery's training report: each example keeps its training loops' losses
-// (data::Progress::losses()), prints them as a terminal chart, and with
+// (data::Progress::losses()), prints them as a terminal chart, with
 // `--report PATH` writes an HTML report of the run (the loss chart as SVG and
-// whatever the example adds: cards, pictures).
+// whatever the example adds: cards, pictures), and with `--losses PATH` writes
+// every step's loss as its bits, a line each: "label<TAB>step<TAB>bits", the
+// bits of the double as 16 hex digits (what a Python twin's run is compared
+// with).
 #pragma once
 
 #include <topos/show.hpp>
 #include <topos/topos.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -42,15 +49,21 @@ inline Curve smoothed(const std::vector<double>& losses, std::size_t points = 10
 
 class TrainingReport {
 public:
-    // Reads `--report PATH` from the command line; anything else is refused.
+    // Reads `--report PATH` and `--losses PATH` from the command line;
+    // anything else is refused.
     TrainingReport(std::string title, int argc, char** argv) : report_(std::move(title)) {
         for (int i = 1; i < argc; ++i) {
             const std::string argument = argv[i];
             if (argument == "--report" && i + 1 < argc) {
                 path_ = argv[++i];
+            } else if (argument == "--losses" && i + 1 < argc) {
+                losses_.open(argv[++i]);
+                if (!losses_) {
+                    throw topos::Error("cannot write " + std::string(argv[i]));
+                }
             } else {
-                throw topos::Error("usage: " + std::string(argv[0]) + " [--report PATH]; got " +
-                                   argument);
+                throw topos::Error("usage: " + std::string(argv[0]) +
+                                   " [--report PATH] [--losses PATH]; got " + argument);
             }
         }
         chart_.title("training loss").x_label("step").y_label("loss");
@@ -63,6 +76,15 @@ public:
                                              curve.losses.end(),
                                              [](double loss) { return loss > 0; });
         chart_.line(label, curve.steps, curve.losses);
+        for (std::size_t step = 0; losses_.is_open() && step < losses.size(); ++step) {
+            char bits[17];
+            std::snprintf(
+                bits,
+                sizeof bits,
+                "%016llx",
+                static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(losses[step])));
+            losses_ << label << '\t' << step + 1 << '\t' << bits << '\n';
+        }
     }
 
     // An exhibit of the report beyond the loss chart.
@@ -89,6 +111,7 @@ private:
     topos::show::Plot chart_;
     std::filesystem::path path_;
     std::vector<std::pair<std::string, topos::show::Exhibit>> extras_;
+    std::ofstream losses_;
     bool positive_ = true;
 };
 
