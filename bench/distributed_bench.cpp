@@ -3,9 +3,11 @@
 // and the digits MLP (64-128-10, 9,610 parameters) at a global batch of 128.
 // Each step: every rank runs the forward and backward plan on its shard, then
 // one all-reduce of the loss and every gradient (one flat buffer), then the
-// same SGD step. bench/distributed runs it on 1, 2 and 4 ranks.
+// same SGD step. With --micro-batches M the batch is cut into M micro-batches
+// summed in their tree instead (the same bits on any number of ranks).
+// bench/distributed runs it on 1, 2 and 4 ranks.
 //
-//   mpirun -np 2 build/bench/distributed_bench [--steps 40] [--batch 128]
+//   mpirun -np 2 build/bench/distributed_bench [--steps 40] [--batch 128] [--micro-batches M]
 #include <topos/distributed.hpp>
 #include <topos/topos.hpp>
 
@@ -20,6 +22,7 @@ using namespace topos;
 namespace {
 
 std::size_t global_batch = 128;
+std::size_t micro_batches = 0;  // 0: the batch shared by rank
 
 struct Model {
     const char* name;
@@ -63,7 +66,8 @@ void measure(const distributed::Communicator& world, const Model& model, std::si
                         [&](const Value<float>& x, const Value<float>& y) {
                             return cross_entropy(mlp.express(x), y);
                         },
-                        {Argument::Real, Argument::Indices}));
+                        {Argument::Real, Argument::Indices}),
+        {.micro_batches = micro_batches});
     const std::size_t inputs = *model.widths.begin();
     const std::size_t classes = *(model.widths.end() - 1);
     const Tensor<float> x = init::uniform(2, 0.0, 1.0).make<float>(Shape{global_batch, inputs});
@@ -88,10 +92,12 @@ void measure(const distributed::Communicator& world, const Model& model, std::si
     const double reduce_seconds = all_reduce_seconds(world, parameters, steps);
     if (world.rank() == 0) {
         std::printf(
-            "%-11s ranks %d  %8.2f steps/s  %7.2f ms/step  %6.2f ms all-reduce  "
+            "%-11s ranks %d  %s  %8.2f steps/s  %7.2f ms/step  %6.2f ms all-reduce  "
             "%9llu bytes sent per rank per step\n",
             model.name,
             world.size(),
+            micro_batches == 0 ? "by rank"
+                               : ("micro-batches " + std::to_string(micro_batches)).c_str(),
             static_cast<double>(steps) / seconds,
             1e3 * seconds / static_cast<double>(steps),
             1e3 * reduce_seconds,
@@ -108,6 +114,8 @@ int main(int argc, char** argv) {
             steps = std::strtoull(argv[i + 1], nullptr, 10);
         } else if (std::string(argv[i]) == "--batch") {
             global_batch = std::strtoull(argv[i + 1], nullptr, 10);
+        } else if (std::string(argv[i]) == "--micro-batches") {
+            micro_batches = std::strtoull(argv[i + 1], nullptr, 10);
         }
     }
     const distributed::Communicator world;

@@ -1,7 +1,8 @@
 // topos::data: what feeds a training loop. Tables read from CSV files, arrays read from and
 // written to NumPy's .npy files, seeded shuffling that is the same on every platform, batches,
 // datasets of tensors sharing their first axis, a loader that gathers the next batch on a worker
-// thread, augmentation of images (affine jitter, pixel noise), and the progress line.
+// thread, augmentation of images (affine jitter, pixel noise), micro-batches summed in a fixed
+// tree, and the progress line.
 #pragma once
 
 #include <topos/data/augment.hpp>
@@ -10,5 +11,6 @@
 #include <topos/data/dataset.hpp>
 #include <topos/data/generator.hpp>
 #include <topos/data/loader.hpp>
+#include <topos/data/micro_batches.hpp>
 #include <topos/data/npy.hpp>
 #include <topos/data/progress.hpp>

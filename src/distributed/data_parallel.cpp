@@ -1,13 +1,15 @@
 // DataParallel::shard and value_and_gradients: each rank's contiguous share of
 // the batch rows (the first rows % ranks ranks taking one more), a check in
 // one collective that every rank passes the same global batch and parameter
-// shapes, and one all_reduce of the loss and gradients, each weighted by the
-// rank's share.
+// shapes and micro-batch count, then by rank one all_reduce of the loss and
+// gradients, each weighted by the rank's share, or by micro-batch each rank's
+// micro-batches summed in the tree's nodes and the nodes in the tree.
 #include "distributed/agreement.hpp"
 #include <topos/distributed/data_parallel.hpp>
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,12 +27,47 @@ data::BatchRange DataParallel<T>::shard(std::size_t rows) const {
 template <ComputeElement T>
 ValueAndGradients<T> DataParallel<T>::value_and_gradients(const Parameters<T>& parameters,
                                                           std::span<const Tensor<T>> inputs) const {
-    const std::array agreements{detail::shapes_of(inputs, "the global batch (every input's shape)"),
-                                detail::shapes_of(parameters.values(), "the parameters' shapes")};
+    const std::array agreements{
+        detail::shapes_of(inputs, "the global batch (every input's shape)"),
+        detail::shapes_of(parameters.values(), "the parameters' shapes"),
+        detail::element_count(options_.micro_batches, "the number of micro-batches")};
     world_.check_agreement(agreements);
     if (inputs.empty() || inputs.front().shape().rank() == 0) {
         throw Error("a data-parallel step needs inputs whose first axis is the batch");
     }
+    return options_.micro_batches > 0 ? by_micro_batch(parameters, inputs)
+                                      : by_rank(parameters, inputs);
+}
+
+template <ComputeElement T>
+ValueAndGradients<T> DataParallel<T>::by_micro_batch(const Parameters<T>& parameters,
+                                                     std::span<const Tensor<T>> inputs) const {
+    const data::MicroBatches cut(inputs.front().shape()[0], options_.micro_batches);
+    const data::BatchRange mine = cut.held_by(static_cast<std::size_t>(world_.rank()),
+                                              static_cast<std::size_t>(world_.size()));
+    std::vector<std::vector<T>> leaves;
+    leaves.reserve(mine.count);
+    std::map<std::pair<std::size_t, std::size_t>, std::span<const T>> known;
+    for (std::size_t m = mine.start; m < mine.start + mine.count; ++m) {
+        leaves.push_back(data::weighted_micro_batch(loss_, parameters, inputs, cut, m));
+        known.emplace(std::pair{m, std::size_t{1}}, std::span<const T>(leaves.back()));
+    }
+    std::vector<std::vector<T>> nodes;
+    for (const data::BatchRange& node : cut.covering(mine)) {
+        nodes.push_back(data::tree_value(node, known));
+    }
+    std::size_t elements = 1;
+    for (const Tensor<T>& value : parameters.values()) {
+        elements += value.elements();
+    }
+    const std::vector<T> summed =
+        world_.sum_in_tree(cut, std::span<const std::vector<T>>(nodes), elements);
+    return data::unflattened_step(parameters, std::span<const T>(summed));
+}
+
+template <ComputeElement T>
+ValueAndGradients<T> DataParallel<T>::by_rank(const Parameters<T>& parameters,
+                                              std::span<const Tensor<T>> inputs) const {
     const std::size_t rows = inputs.front().shape()[0];
     if (rows < static_cast<std::size_t>(world_.size())) {
         throw Error("a global batch of " + std::to_string(rows) + (rows == 1 ? " row" : " rows") +

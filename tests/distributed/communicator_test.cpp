@@ -1,11 +1,14 @@
 // The collectives, run under mpirun with 1 to 4 ranks (tests/distributed/
 // CMakeLists.txt): their sums are taken in rank order, every rank gets the same
-// bits, and ranks that disagree on what they pass all fail with a message.
+// bits, and ranks that disagree on what they pass all fail with a message; a
+// step in micro-batches has the bits of one process without MPI, on any
+// number of ranks.
 #include <topos/distributed.hpp>
 #include <topos/topos.hpp>
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -350,6 +353,65 @@ TEST(DataParallel, AGlobalBatchWithFewerRowsThanRanksIsRefused) {
         EXPECT_NE(message.find("data::LoaderOptions{.drop_last = true}"), std::string::npos)
             << message;
     }
+}
+
+// Micro-batch counts that divide the ranks' share evenly, unevenly, and leave
+// ranks without a micro-batch: every one gives one process's bits.
+TEST(DataParallel, AStepInMicroBatchesHasTheBitsOfOneProcessWithoutMpiOnEveryRankCount) {
+    const Communicator world;
+    Classifier classifier;
+    constexpr std::size_t rows = 37;
+    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
+    const Tensor<double> y = labels_of(rows);
+    const std::array inputs{x, y};
+    const Parameters<double> parameters = classifier.model.parameters();
+    for (const std::size_t micro_batches : {1UL, 2UL, 3UL, 5UL, 8UL}) {
+        const DataParallel<double> parallel(
+            world, classifier.loss, {.micro_batches = micro_batches});
+        const auto [value, gradients] = parallel.value_and_gradients(parameters, x, y);
+        const auto [alone_value, alone_gradients] = data::value_and_gradients_in_micro_batches(
+            classifier.loss, parameters, std::span<const Tensor<double>>(inputs), micro_batches);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(value.item()),
+                  std::bit_cast<std::uint64_t>(alone_value.item()))
+            << micro_batches << " micro-batches";
+        EXPECT_EQ(digest_of(gradients), digest_of(alone_gradients))
+            << micro_batches << " micro-batches";
+        const auto [one_value, one_gradients] =
+            classifier.loss.value_and_gradients(parameters, x, y);
+        EXPECT_NEAR(value.item(), one_value.item(), 1e-14 * std::abs(one_value.item()));
+        const std::size_t held = parallel.options().micro_batches;
+        EXPECT_EQ(held, micro_batches);
+    }
+}
+
+TEST(DataParallel, ABatchWithFewerRowsThanMicroBatchesIsRefusedOnEveryRank) {
+    const Communicator world;
+    Classifier classifier;
+    const DataParallel<double> parallel(world, classifier.loss, {.micro_batches = 8});
+    const Tensor<double> x = Tensor<double>::filled(Shape{5, 4}, 0.5);
+    try {
+        (void)parallel.value_and_gradients(classifier.model.parameters(), x, labels_of(5));
+        FAIL() << "a batch of 5 rows was cut into 8 micro-batches";
+    } catch (const Error& error) {
+        EXPECT_NE(
+            std::string(error.what()).find("a batch of 5 rows cannot be cut into 8 micro-batches"),
+            std::string::npos)
+            << error.what();
+    }
+}
+
+TEST(DataParallel, RanksThatCutIntoOtherMicroBatchCountsAllThrow) {
+    const Communicator world;
+    if (world.size() == 1) {
+        GTEST_SKIP() << "needs two ranks or more";
+    }
+    Classifier classifier;
+    const DataParallel<double> parallel(
+        world, classifier.loss, {.micro_batches = world.rank() == 1 ? 4UL : 6UL});
+    const Tensor<double> x = Tensor<double>::filled(Shape{12, 4}, 0.5);
+    EXPECT_THROW(
+        (void)parallel.value_and_gradients(classifier.model.parameters(), x, labels_of(12)),
+        CommunicationError);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 - A rank killed mid-training, or one that throws, stops the job within 30 s;
   the last checkpoint is intact, and training resumes from it on as many ranks
   (giving the uninterrupted run's bits) or on another number of ranks.
+- In 12 micro-batches (--micro-batches 12): one process without MPI and 1, 2,
+  3 and 4 ranks end with the same bits, and a checkpoint written on 4 ranks
+  resumes on 2 and on 1 with the bits of the uninterrupted run.
 
 Usage: training_test.py --mpirun PATH --program PATH
 """
@@ -22,7 +25,8 @@ import unittest
 
 ARGUMENTS = None
 RESULT = re.compile(
-    r"^rank (\d+) of (\d+): digest ([0-9a-f]{16}), test accuracy (\d+)/297, (\d+) bytes sent per step$",
+    r"^rank (\d+) of (\d+)(?: without MPI)?: digest ([0-9a-f]{16}), test accuracy (\d+)/297, "
+    r"(\d+) bytes sent per step$",
     re.MULTILINE,
 )
 # A job with a failed rank must end within this many seconds.
@@ -30,13 +34,15 @@ STOP_WITHIN = 30
 
 
 def launch(ranks, *arguments, fault=None, timeout=300):
+    """mpirun with `ranks` ranks; ranks None runs the program alone, without mpirun."""
     environment = dict(os.environ)
     environment.pop("TOPOS_FAULT", None)
     if fault is not None:
         environment["TOPOS_FAULT"] = fault
     started = time.monotonic()
+    launcher = [] if ranks is None else [ARGUMENTS.mpirun, "-np", str(ranks)]
     finished = subprocess.run(
-        [ARGUMENTS.mpirun, "-np", str(ranks), ARGUMENTS.program, *arguments],
+        [*launcher, ARGUMENTS.program, *arguments],
         env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -54,7 +60,7 @@ class Outcome:
         self.output = finished.stdout + finished.stderr
         test.assertEqual(finished.returncode, 0, f"{ranks} ranks failed:\n{self.output}")
         lines = RESULT.findall(finished.stdout)
-        test.assertEqual(len(lines), ranks, f"one result line per rank expected:\n{self.output}")
+        test.assertEqual(len(lines), ranks or 1, f"one result line per rank expected:\n{self.output}")
         self.digests = {int(rank): digest for rank, _, digest, _, _ in lines}
         self.accuracies = {int(rank): int(correct) for rank, _, _, correct, _ in lines}
         self.bytes_per_step = {int(rank): int(sent) for rank, _, _, _, sent in lines}
@@ -96,8 +102,8 @@ class Training(unittest.TestCase):
         self.assertLessEqual(max(accuracies.values()) - min(accuracies.values()), 1, accuracies)
         self.assertGreaterEqual(min(accuracies.values()), 265, accuracies)
 
-    def stopped_job(self, ranks, fault, checkpoint):
-        finished, seconds = launch(ranks, "--checkpoint", checkpoint, fault=fault)
+    def stopped_job(self, ranks, fault, checkpoint, *arguments):
+        finished, seconds = launch(ranks, "--checkpoint", checkpoint, *arguments, fault=fault)
         output = finished.stdout + finished.stderr
         self.assertNotEqual(finished.returncode, 0, f"the job went on after {fault}:\n{output}")
         self.assertLess(seconds, STOP_WITHIN, f"the job took {seconds:.1f} s to stop:\n{output}")
@@ -128,6 +134,37 @@ class Training(unittest.TestCase):
             elsewhere = self.train(2, "--checkpoint", checkpoint, "--resume")
             self.assertIn("resumed at step 50", elsewhere.output)
             self.assertLessEqual(abs(elsewhere.accuracy - uninterrupted.accuracy), 3)
+
+    def test_micro_batches_give_the_same_bits_alone_and_on_any_number_of_ranks(self):
+        micro = ("--micro-batches", "12")
+        alone = self.train(None, *micro, "--alone")
+        self.assertIn("without MPI", alone.output)
+        for ranks in (1, 2, 3, 4):
+            shared = self.train(ranks, *micro)
+            self.assertEqual(
+                shared.digest, alone.digest, f"{ranks} ranks ended with other bits than one process"
+            )
+        print(f"12 micro-batches: digest {alone.digest} alone and on 1 to 4 ranks, "
+              f"test accuracy {alone.accuracy}/297")
+
+    def test_a_checkpoint_of_micro_batches_resumes_on_fewer_ranks_with_the_same_bits(self):
+        micro = ("--micro-batches", "12")
+        with tempfile.TemporaryDirectory() as folder:
+            checkpoint = os.path.join(folder, "digits.safetensors")
+            self.stopped_job(4, "3:60:kill", checkpoint, *micro)
+            with open(checkpoint, "rb") as last_good:
+                saved = last_good.read()
+            uninterrupted = self.train(None, *micro, "--alone")
+            for ranks in (2, 1):
+                with open(checkpoint, "wb") as rewound:
+                    rewound.write(saved)
+                resumed = self.train(ranks, "--checkpoint", checkpoint, "--resume", *micro)
+                self.assertIn("resumed at step 50", resumed.output)
+                self.assertEqual(
+                    resumed.digest,
+                    uninterrupted.digest,
+                    f"resumed on {ranks} ranks, a run of 4 must give the uninterrupted run's bits",
+                )
 
     def test_an_exception_on_one_rank_stops_the_job_with_its_message(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -1,0 +1,91 @@
+// data::MicroBatches: a global batch cut into a fixed number of micro-batches,
+// and the one tree their gradients are summed in, so that a training step's
+// bits depend on the number of micro-batches and never on how many processes
+// compute them (distributed::DataParallel with `.micro_batches`, or one
+// process with value_and_gradients_in_micro_batches).
+//
+// Micro-batch m of a batch of B rows cut into M holds B / M rows, one more for
+// the first B % M, contiguous and in order. Each one's loss and gradients are
+// computed alone, weighted by its share of the rows (rows / B), and the M
+// weighted results are summed in the tree over [0, M): a node [lo, hi) of more
+// than one micro-batch is the sum, element by element, of its children
+// [lo, lo + h) and [lo + h, hi), h the largest power of two below hi - lo. A
+// holder of the contiguous micro-batches [a, b) sums the largest nodes inside
+// them (`covering`) itself; whoever holds the rest, the tree is the same.
+#pragma once
+
+#include <topos/data/batches.hpp>
+#include <topos/model/function.hpp>
+
+#include <cstddef>
+#include <map>
+#include <span>
+#include <vector>
+
+namespace topos::data {
+
+class MicroBatches {
+public:
+    // Throws Error when `count` is 0 or the batch has fewer rows than micro-batches.
+    MicroBatches(std::size_t rows, std::size_t count);
+
+    std::size_t rows() const { return rows_; }
+
+    std::size_t count() const { return count_; }
+
+    // The rows of micro-batch `index`.
+    BatchRange rows_of(std::size_t index) const;
+
+    // The micro-batches `holder` of `holders` computes: contiguous, count /
+    // holders of them, one more for the first count % holders (none when there
+    // are more holders than micro-batches).
+    BatchRange held_by(std::size_t holder, std::size_t holders) const;
+
+    // The nodes of the tree that make up `micro_batches` (a range of them):
+    // the largest whole nodes inside it, left to right.
+    std::vector<BatchRange> covering(BatchRange micro_batches) const;
+
+    // The whole tree's root: every micro-batch.
+    BatchRange root() const { return {0, count_}; }
+
+    // The two children of a node of more than one micro-batch.
+    static std::pair<BatchRange, BatchRange> children(BatchRange node);
+
+private:
+    std::size_t rows_;
+    std::size_t count_;
+};
+
+// The value of the tree's node `node` from the values of nodes that make it
+// up (`known`, keyed by (start, count)): a known node's own value, any other
+// the element-by-element sum of its children's, left + right.
+template <class T>
+std::vector<T> tree_value(
+    BatchRange node,
+    const std::map<std::pair<std::size_t, std::size_t>, std::span<const T>>& known);
+
+// The loss and gradients of `loss` over a global batch (`inputs`, the batch
+// first in each), computed micro-batch by micro-batch and summed in the tree:
+// the bits distributed::DataParallel gives with as many micro-batches, on any
+// number of ranks. `loss` must give a rank-0 value (a mean over its rows).
+template <ComputeElement T>
+ValueAndGradients<T> value_and_gradients_in_micro_batches(const Function<T>& loss,
+                                                          const Parameters<T>& parameters,
+                                                          std::span<const Tensor<T>> inputs,
+                                                          std::size_t micro_batches);
+
+// One micro-batch's weighted loss and gradients, flattened: the loss times
+// rows / B first, then every gradient's elements times the same weight, slot
+// after slot. What the tree sums.
+template <ComputeElement T>
+std::vector<T> weighted_micro_batch(const Function<T>& loss,
+                                    const Parameters<T>& parameters,
+                                    std::span<const Tensor<T>> inputs,
+                                    const MicroBatches& micro_batches,
+                                    std::size_t index);
+
+// The flattened sum back as a loss and gradients in the slots of `like`.
+template <ComputeElement T>
+ValueAndGradients<T> unflattened_step(const Parameters<T>& like, std::span<const T> flat);
+
+}  // namespace topos::data
