@@ -109,11 +109,18 @@ std::vector<T> weighted_micro_batch(const Function<T>& loss,
     // The micro-batch's share of the global mean: exact when it is a power of two.
     const auto weight =
         static_cast<T>(static_cast<double>(rows.count) / static_cast<double>(micro_batches.rows()));
-    std::vector<T> flat{step.value.item() * weight};
+    std::size_t elements = 1;
     for (const Tensor<T>& gradient : step.gradients.values()) {
-        for (const T element : gradient.data()) {
-            flat.push_back(element * weight);
-        }
+        elements += gradient.elements();
+    }
+    std::vector<T> flat(elements);
+    flat.front() = step.value.item() * weight;
+    auto next = flat.begin() + 1;
+    for (const Tensor<T>& gradient : step.gradients.values()) {
+        next = std::transform(
+            gradient.data().begin(), gradient.data().end(), next, [weight](T element) {
+                return element * weight;
+            });
     }
     return flat;
 }
@@ -138,14 +145,9 @@ ValueAndGradients<T> value_and_gradients_in_micro_batches(const Function<T>& los
         throw Error("a micro-batched step needs inputs whose first axis is the batch");
     }
     const MicroBatches cut(inputs.front().shape()[0], micro_batches);
-    std::vector<std::vector<T>> leaves;
-    std::map<std::pair<std::size_t, std::size_t>, std::span<const T>> known;
-    leaves.reserve(cut.count());
-    for (std::size_t m = 0; m < cut.count(); ++m) {
-        leaves.push_back(weighted_micro_batch(loss, parameters, inputs, cut, m));
-        known.emplace(std::pair{m, std::size_t{1}}, std::span<const T>(leaves.back()));
-    }
-    const std::vector<T> sum = tree_value(cut.root(), known);
+    const std::vector<T> sum = streamed_tree_value<T>(cut.root(), [&](std::size_t m) {
+        return weighted_micro_batch(loss, parameters, inputs, cut, m);
+    });
     return unflattened_step(parameters, std::span<const T>(sum));
 }
 

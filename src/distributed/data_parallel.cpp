@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -45,16 +44,11 @@ ValueAndGradients<T> DataParallel<T>::by_micro_batch(const Parameters<T>& parame
     const data::MicroBatches cut(inputs.front().shape()[0], options_.micro_batches);
     const data::BatchRange mine = cut.held_by(static_cast<std::size_t>(world_.rank()),
                                               static_cast<std::size_t>(world_.size()));
-    std::vector<std::vector<T>> leaves;
-    leaves.reserve(mine.count);
-    std::map<std::pair<std::size_t, std::size_t>, std::span<const T>> known;
-    for (std::size_t m = mine.start; m < mine.start + mine.count; ++m) {
-        leaves.push_back(data::weighted_micro_batch(loss_, parameters, inputs, cut, m));
-        known.emplace(std::pair{m, std::size_t{1}}, std::span<const T>(leaves.back()));
-    }
     std::vector<std::vector<T>> nodes;
     for (const data::BatchRange& node : cut.covering(mine)) {
-        nodes.push_back(data::tree_value(node, known));
+        nodes.push_back(data::streamed_tree_value<T>(node, [&](std::size_t m) {
+            return data::weighted_micro_batch(loss_, parameters, inputs, cut, m);
+        }));
     }
     std::size_t elements = 1;
     for (const Tensor<T>& value : parameters.values()) {

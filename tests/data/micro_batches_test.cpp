@@ -77,6 +77,38 @@ TEST(MicroBatches, TheTreeAddsPowerOfTwoHalvesLeftThenRight) {
     EXPECT_THROW((void)tree_value<double>(cut.root(), {}), Error);
 }
 
+TEST(MicroBatches, StreamingTheLeavesAddsInTheTreesOrder) {
+    // Leaves far apart in magnitude, so that another order gives other bits.
+    const auto leaf = [](std::size_t m) {
+        return std::vector<double>{m % 3 == 0 ? 1e16 * (m % 2 == 0 ? 1.0 : -1.0)
+                                              : static_cast<double>(m) + 0.5};
+    };
+    for (std::size_t count = 1; count <= 13; ++count) {
+        std::vector<std::vector<double>> leaves;
+        std::map<std::pair<std::size_t, std::size_t>, std::span<const double>> known;
+        leaves.reserve(count);
+        for (std::size_t m = 0; m < count; ++m) {
+            leaves.push_back(leaf(m));
+            known.emplace(std::pair{m, std::size_t{1}}, leaves.back());
+        }
+        for (const BatchRange node :
+             {BatchRange{0, count}, BatchRange{count / 2, count - count / 2}}) {
+            if (node.count == 0) {
+                continue;
+            }
+            // A node of the tree rooted at its start (a covering node is one).
+            std::map<std::pair<std::size_t, std::size_t>, std::span<const double>> shifted;
+            for (std::size_t m = 0; m < node.count; ++m) {
+                shifted.emplace(std::pair{m, std::size_t{1}}, leaves[node.start + m]);
+            }
+            const double streamed =
+                streamed_tree_value<double>(node, [&](std::size_t m) { return leaves[m]; }).front();
+            EXPECT_EQ(streamed, tree_value<double>({0, node.count}, shifted).front())
+                << node.count << " micro-batches from " << node.start;
+        }
+    }
+}
+
 struct Classifier {
     Tape<double> tape;
     Mlp<double> mlp{tape, {4, 5, 3}, Activation::Tanh, init::xavier(7)};

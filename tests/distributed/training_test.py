@@ -8,7 +8,7 @@
   the last checkpoint is intact, and training resumes from it on as many ranks
   (giving the uninterrupted run's bits) or on another number of ranks.
 - In 12 micro-batches (--micro-batches 12): one process without MPI and 1, 2,
-  3 and 4 ranks end with the same bits, and a checkpoint written on 4 ranks
+  3, 4 and 8 ranks end with the same bits, and a checkpoint written on 4 ranks
   resumes on 2 and on 1 with the bits of the uninterrupted run.
 
 Usage: training_test.py --mpirun PATH --program PATH
@@ -139,12 +139,12 @@ class Training(unittest.TestCase):
         micro = ("--micro-batches", "12")
         alone = self.train(None, *micro, "--alone")
         self.assertIn("without MPI", alone.output)
-        for ranks in (1, 2, 3, 4):
+        for ranks in (1, 2, 3, 4, 8):
             shared = self.train(ranks, *micro)
             self.assertEqual(
                 shared.digest, alone.digest, f"{ranks} ranks ended with other bits than one process"
             )
-        print(f"12 micro-batches: digest {alone.digest} alone and on 1 to 4 ranks, "
+        print(f"12 micro-batches: digest {alone.digest} alone and on 1, 2, 3, 4 and 8 ranks, "
               f"test accuracy {alone.accuracy}/297")
 
     def test_a_checkpoint_of_micro_batches_resumes_on_fewer_ranks_with_the_same_bits(self):

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <map>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace topos::data {
@@ -29,8 +30,10 @@ public:
     // Throws Error when `count` is 0 or the batch has fewer rows than micro-batches.
     MicroBatches(std::size_t rows, std::size_t count);
 
+    // The rows of the whole batch.
     std::size_t rows() const { return rows_; }
 
+    // The number of micro-batches.
     std::size_t count() const { return count_; }
 
     // The rows of micro-batch `index`.
@@ -63,6 +66,40 @@ template <class T>
 std::vector<T> tree_value(
     BatchRange node,
     const std::map<std::pair<std::size_t, std::size_t>, std::span<const T>>& known);
+
+// The value of the tree's node `node` from its micro-batches' values,
+// `leaf(m)` for each m in it, in order: the same sum as tree_value over the
+// leaves, holding no more than log2(node.count) + 2 values at once (a node's
+// left child is a whole power of two of micro-batches, so equal neighbours
+// merge as they come, and what is left folds from the right).
+template <class T, class Leaf>
+std::vector<T> streamed_tree_value(BatchRange node, const Leaf& leaf) {
+    std::vector<std::pair<std::size_t, std::vector<T>>> pending;  // (micro-batches, value)
+    const auto add_right_into_left = [](std::vector<T>& left, const std::vector<T>& right) {
+        for (std::size_t i = 0; i < left.size(); ++i) {
+            left[i] += right[i];
+        }
+    };
+    for (std::size_t m = node.start; m < node.start + node.count; ++m) {
+        std::vector<T> value = leaf(m);
+        std::size_t size = 1;
+        while (!pending.empty() && pending.back().first == size) {
+            add_right_into_left(pending.back().second, value);
+            value = std::move(pending.back().second);
+            size *= 2;
+            pending.pop_back();
+        }
+        pending.emplace_back(size, std::move(value));
+    }
+    std::vector<T> sum = std::move(pending.back().second);
+    pending.pop_back();
+    while (!pending.empty()) {
+        add_right_into_left(pending.back().second, sum);
+        sum = std::move(pending.back().second);
+        pending.pop_back();
+    }
+    return sum;
+}
 
 // The loss and gradients of `loss` over a global batch (`inputs`, the batch
 // first in each), computed micro-batch by micro-batch and summed in the tree:
