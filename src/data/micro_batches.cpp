@@ -105,10 +105,14 @@ std::vector<T> weighted_micro_batch(const Function<T>& loss,
         }
         local.push_back(input.narrow(0, rows.start, rows.count));
     }
-    const ValueAndGradients<T> step = loss.value_and_gradients(parameters, local);
     // The micro-batch's share of the global mean: exact when it is a power of two.
     const auto weight =
         static_cast<T>(static_cast<double>(rows.count) / static_cast<double>(micro_batches.rows()));
+    return weighted_flat(loss.value_and_gradients(parameters, local), weight);
+}
+
+template <ComputeElement T>
+std::vector<T> weighted_flat(const ValueAndGradients<T>& step, T weight) {
     std::size_t elements = 1;
     for (const Tensor<T>& gradient : step.gradients.values()) {
         elements += gradient.elements();
@@ -165,6 +169,8 @@ template std::vector<double> weighted_micro_batch(const Function<double>&,
                                                   std::span<const Tensor<double>>,
                                                   const MicroBatches&,
                                                   std::size_t);
+template std::vector<float> weighted_flat(const ValueAndGradients<float>&, float);
+template std::vector<double> weighted_flat(const ValueAndGradients<double>&, double);
 template ValueAndGradients<float> unflattened_step(const Parameters<float>&,
                                                    std::span<const float>);
 template ValueAndGradients<double> unflattened_step(const Parameters<double>&,

@@ -66,6 +66,26 @@ Parameters<T> broadcast_values(MPI_Comm communicator, const Parameters<T>& param
     return unflattened(parameters, buffer);
 }
 
+// Every rank's chunk of a buffer of starts.back() elements (rank r's chunk:
+// counts[r] elements from starts[r]), on every rank.
+template <ComputeElement T>
+std::vector<T> gathered_chunks(MPI_Comm communicator,
+                               std::span<const T> chunk,
+                               std::vector<int>& counts,
+                               std::vector<int>& starts) {
+    std::vector<T> result(static_cast<std::size_t>(starts.back()));
+    detail::check(MPI_Allgatherv(chunk.data(),
+                                 static_cast<int>(chunk.size()),
+                                 datatype_of<T>(),
+                                 result.data(),
+                                 counts.data(),
+                                 starts.data(),
+                                 datatype_of<T>(),
+                                 communicator),
+                  "MPI_Allgatherv");
+    return result;
+}
+
 std::uint64_t broadcast_count(MPI_Comm communicator, std::uint64_t count, int root) {
     detail::check(MPI_Bcast(&count, 1, MPI_UINT64_T, root, communicator), "MPI_Bcast");
     return count;
@@ -150,16 +170,8 @@ std::vector<T> Communicator::sum_in_rank_order(std::span<const T> values) const 
         }
         chunk[i] = sum;
     }
-    std::vector<T> result(values.size());
-    detail::check(MPI_Allgatherv(chunk.data(),
-                                 mine,
-                                 datatype_of<T>(),
-                                 result.data(),
-                                 counts.data(),
-                                 starts.data(),
-                                 datatype_of<T>(),
-                                 communicator_),
-                  "MPI_Allgatherv");
+    std::vector<T> result =
+        gathered_chunks(communicator_, std::span<const T>(chunk), counts, starts);
     last_bytes_sent_ = (values.size() - static_cast<std::size_t>(mine) +
                         static_cast<std::size_t>(mine) * (ranks - 1)) *
                        sizeof(T);
@@ -240,16 +252,8 @@ std::vector<T> Communicator::sum_in_tree(const data::MicroBatches& cut,
         }
     }
     const std::vector<T> chunk = data::tree_value(cut.root(), known);
-    std::vector<T> result(elements);
-    detail::check(MPI_Allgatherv(chunk.data(),
-                                 counts[me],
-                                 datatype_of<T>(),
-                                 result.data(),
-                                 counts.data(),
-                                 starts.data(),
-                                 datatype_of<T>(),
-                                 communicator_),
-                  "MPI_Allgatherv");
+    std::vector<T> result =
+        gathered_chunks(communicator_, std::span<const T>(chunk), counts, starts);
     std::size_t sent = mine * (ranks - 1);
     for (std::size_t r = 0; r < ranks; ++r) {
         sent += r == me ? 0 : static_cast<std::size_t>(send_counts[r]);

@@ -7,7 +7,6 @@
 #include "distributed/agreement.hpp"
 #include <topos/distributed/data_parallel.hpp>
 
-#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -81,28 +80,9 @@ ValueAndGradients<T> DataParallel<T>::by_rank(const Parameters<T>& parameters,
     const ValueAndGradients<T> step = loss_.value_and_gradients(parameters, local);
     // This rank's share of the global mean: n_r / B, exact when it is a power of two.
     const auto weight = static_cast<T>(static_cast<double>(mine.count) / static_cast<double>(rows));
-    std::size_t elements = 1;
-    for (const Tensor<T>& gradient : step.gradients.values()) {
-        elements += gradient.elements();
-    }
-    std::vector<T> buffer(elements);
-    buffer.front() = step.value.item() * weight;
-    auto next = buffer.begin() + 1;
-    for (const Tensor<T>& gradient : step.gradients.values()) {
-        next = std::transform(
-            gradient.data().begin(), gradient.data().end(), next, [weight](T element) {
-                return element * weight;
-            });
-    }
+    const std::vector<T> buffer = data::weighted_flat(step, weight);
     const std::vector<T> summed = world_.sum_in_rank_order(std::span<const T>(buffer));
-    std::vector<Tensor<T>> gradients;
-    std::size_t offset = 1;
-    for (const Tensor<T>& gradient : step.gradients.values()) {
-        gradients.emplace_back(gradient.shape(),
-                               std::span<const T>(summed).subspan(offset, gradient.elements()));
-        offset += gradient.elements();
-    }
-    return {Tensor<T>(summed.front()), step.gradients.with_values(std::move(gradients))};
+    return data::unflattened_step(step.gradients, std::span<const T>(summed));
 }
 
 template class DataParallel<float>;

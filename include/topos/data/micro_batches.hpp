@@ -121,6 +121,11 @@ std::vector<T> weighted_micro_batch(const Function<T>& loss,
                                     const MicroBatches& micro_batches,
                                     std::size_t index);
 
+// A step's loss and gradients times `weight`, flattened: the loss first,
+// then every gradient's elements, slot after slot.
+template <ComputeElement T>
+std::vector<T> weighted_flat(const ValueAndGradients<T>& step, T weight);
+
 // The flattened sum back as a loss and gradients in the slots of `like`.
 template <ComputeElement T>
 ValueAndGradients<T> unflattened_step(const Parameters<T>& like, std::span<const T> flat);
