@@ -8,7 +8,9 @@
 //   correctly rounded operations, Max, comparisons and layouts: the same bits.
 // Small nodes stay on the reference (the backend's size floors), so the
 // shapes here are above them. Without a device each test skips, except those that check the machine
-// without one falls back to the reference.
+// without one falls back to the reference, and the one that loads cuBLAS
+// (which is not linked: cublas_library.hpp).
+#include "backend/cuda/cublas_library.hpp"
 #include "backend/cuda/device.hpp"
 #include "backend/cuda/device_kernels.hpp"
 #include "ops/op_info.hpp"
@@ -19,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <dlfcn.h>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -184,6 +187,33 @@ TEST(CudaBackend, WithoutADeviceAFastPlanRunsOnTheReference) {
     EXPECT_EQ(outcome.tally.count("MatMul", "cuda"), 0u) << outcome.tally;
     EXPECT_EQ(outcome.tally.count("Tanh", "cuda"), 0u) << outcome.tally;
     EXPECT_TRUE(bit_equal(outcome.fast[0], outcome.exact[0]) || TOPOS_HAS_BLAS == 1);
+}
+
+std::string cublas_soname() {
+    return "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+}
+
+bool cublas_loaded() {
+    void* const handle = dlopen(cublas_soname().c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (handle != nullptr) {
+        dlclose(handle);
+    }
+    return handle != nullptr;
+}
+
+// Whether cuBLAS was in this process before main: the libraries linked and
+// their initialisers have run by the time this one does.
+const bool cublas_loaded_at_start_up = cublas_loaded();
+
+TEST(CudaBackend, LoadsCublasAtItsFirstUseNotAtStartUp) {
+    // Linked, cuBLAS's initialisers cost every process about 0.4 s at start-up.
+    EXPECT_FALSE(cublas_loaded_at_start_up) << cublas_soname() << " is linked";
+    const detail::cuda::CublasLibrary& cublas = detail::cuda::cublas_library();
+    // Its words vary by version ("success" in cuBLAS 13); only that there are some.
+    const char* const success = cublas.status_string(CUBLAS_STATUS_SUCCESS);
+    ASSERT_NE(success, nullptr);
+    EXPECT_NE(std::string(success), "");
+    EXPECT_TRUE(cublas_loaded());
 }
 
 TEST(CudaBackend, AnExactPlanIsNeverServedByIt) {

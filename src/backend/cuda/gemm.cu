@@ -2,12 +2,13 @@
 // [rows, columns] matrix is its column-major transpose, so out = a b is
 // computed as out^T = b^T a^T with the operands swapped and nothing
 // transposed. Batches go to one strided batched call. The math mode is
-// cuBLAS's default: full f32 or f64 arithmetic, never TF32.
+// cuBLAS's default: full f32 or f64 arithmetic, never TF32. cuBLAS itself is
+// loaded by the first handle made (cublas_library.hpp).
+#include "backend/cuda/cublas_library.hpp"
 #include "backend/cuda/device_kernels.hpp"
 #include "backend/cuda/launch.cuh"
 
 #include <climits>
-#include <cublas_v2.h>
 
 namespace topos::detail::cuda {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 void check_blas(cublasStatus_t status, const char* what) {
     if (status != CUBLAS_STATUS_SUCCESS) {
         throw std::runtime_error(std::string("CUDA backend: ") + what + ": " +
-                                 cublasGetStatusString(status));
+                                 cublas_library().status_string(status));
     }
 }
 
@@ -23,11 +24,12 @@ void check_blas(cublasStatus_t status, const char* what) {
 class Handle {
 public:
     Handle() {
-        check_blas(cublasCreate(&handle_), "cublasCreate");
-        check_blas(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+        check_blas(cublas_library().create(&handle_), "cublasCreate");
+        check_blas(cublas_library().set_math_mode(handle_, CUBLAS_DEFAULT_MATH),
+                   "cublasSetMathMode");
     }
 
-    ~Handle() { cublasDestroy(handle_); }
+    ~Handle() { cublas_library().destroy(handle_); }
 
     Handle(const Handle&) = delete;
     Handle& operator=(const Handle&) = delete;
@@ -62,24 +64,24 @@ cublasStatus_t batched(cublasHandle_t handle,
                        long long sc,
                        int batches) {
     const float one = 1.0f, zero = 0.0f;
-    return cublasSgemmStridedBatched(handle,
-                                     CUBLAS_OP_N,
-                                     CUBLAS_OP_N,
-                                     m,
-                                     n,
-                                     k,
-                                     &one,
-                                     a,
-                                     m,
-                                     sa,
-                                     b,
-                                     k,
-                                     sb,
-                                     &zero,
-                                     c,
-                                     m,
-                                     sc,
-                                     batches);
+    return cublas_library().sgemm_strided_batched(handle,
+                                                  CUBLAS_OP_N,
+                                                  CUBLAS_OP_N,
+                                                  m,
+                                                  n,
+                                                  k,
+                                                  &one,
+                                                  a,
+                                                  m,
+                                                  sa,
+                                                  b,
+                                                  k,
+                                                  sb,
+                                                  &zero,
+                                                  c,
+                                                  m,
+                                                  sc,
+                                                  batches);
 }
 
 cublasStatus_t batched(cublasHandle_t handle,
@@ -94,24 +96,24 @@ cublasStatus_t batched(cublasHandle_t handle,
                        long long sc,
                        int batches) {
     const double one = 1.0, zero = 0.0;
-    return cublasDgemmStridedBatched(handle,
-                                     CUBLAS_OP_N,
-                                     CUBLAS_OP_N,
-                                     m,
-                                     n,
-                                     k,
-                                     &one,
-                                     a,
-                                     m,
-                                     sa,
-                                     b,
-                                     k,
-                                     sb,
-                                     &zero,
-                                     c,
-                                     m,
-                                     sc,
-                                     batches);
+    return cublas_library().dgemm_strided_batched(handle,
+                                                  CUBLAS_OP_N,
+                                                  CUBLAS_OP_N,
+                                                  m,
+                                                  n,
+                                                  k,
+                                                  &one,
+                                                  a,
+                                                  m,
+                                                  sa,
+                                                  b,
+                                                  k,
+                                                  sb,
+                                                  &zero,
+                                                  c,
+                                                  m,
+                                                  sc,
+                                                  batches);
 }
 
 }  // namespace
