@@ -55,6 +55,25 @@ BatchRange MicroBatches::held_by(std::size_t holder, std::size_t holders) const 
     return share(count_, holders, holder);
 }
 
+double MicroBatches::weight_of(std::size_t index) const {
+    return static_cast<double>(rows_of(index).count) / static_cast<double>(rows_);
+}
+
+template <Element T>
+std::vector<Tensor<T>> MicroBatches::inputs_of(std::span<const Tensor<T>> inputs,
+                                               std::size_t index) const {
+    const BatchRange rows = rows_of(index);
+    std::vector<Tensor<T>> local;
+    for (const Tensor<T>& input : inputs) {
+        if (input.shape().rank() == 0 || input.shape()[0] != rows_) {
+            throw Error("every input of a micro-batched step has the batch's " +
+                        std::to_string(rows_) + " rows first; one is " + input.shape().str());
+        }
+        local.push_back(input.narrow(0, rows.start, rows.count));
+    }
+    return local;
+}
+
 std::vector<BatchRange> MicroBatches::covering(BatchRange micro_batches) const {
     std::vector<BatchRange> nodes;
     if (micro_batches.count > 0) {
@@ -95,19 +114,9 @@ std::vector<T> weighted_micro_batch(const Function<T>& loss,
                                     std::span<const Tensor<T>> inputs,
                                     const MicroBatches& micro_batches,
                                     std::size_t index) {
-    const BatchRange rows = micro_batches.rows_of(index);
-    std::vector<Tensor<T>> local;
-    for (const Tensor<T>& input : inputs) {
-        if (input.shape().rank() == 0 || input.shape()[0] != micro_batches.rows()) {
-            throw Error("every input of a micro-batched step has the batch's " +
-                        std::to_string(micro_batches.rows()) + " rows first; one is " +
-                        input.shape().str());
-        }
-        local.push_back(input.narrow(0, rows.start, rows.count));
-    }
+    const std::vector<Tensor<T>> local = micro_batches.inputs_of(inputs, index);
     // The micro-batch's share of the global mean: exact when it is a power of two.
-    const auto weight =
-        static_cast<T>(static_cast<double>(rows.count) / static_cast<double>(micro_batches.rows()));
+    const auto weight = static_cast<T>(micro_batches.weight_of(index));
     return weighted_flat(loss.value_and_gradients(parameters, local), weight);
 }
 
@@ -155,6 +164,10 @@ ValueAndGradients<T> value_and_gradients_in_micro_batches(const Function<T>& los
     return unflattened_step(parameters, std::span<const T>(sum));
 }
 
+template std::vector<Tensor<float>> MicroBatches::inputs_of(std::span<const Tensor<float>>,
+                                                            std::size_t) const;
+template std::vector<Tensor<double>> MicroBatches::inputs_of(std::span<const Tensor<double>>,
+                                                             std::size_t) const;
 template std::vector<float> tree_value(
     BatchRange, const std::map<std::pair<std::size_t, std::size_t>, std::span<const float>>&);
 template std::vector<double> tree_value(

@@ -1,10 +1,9 @@
 // distributed::Communicator over MPI: all_reduce as a reduce-scatter by
 // MPI_Alltoallv (each rank summing its chunk in rank order) and an
-// MPI_Allgatherv, the micro-batch tree's sum the same way (each rank summing
-// its chunk of every rank's nodes in the tree), broadcast of parameters and optimizer state, and a
-// check before each all_reduce and broadcast of parameters, in one collective, that every rank
-// passes the same element count and parameter layout, so a mismatch throws on every rank instead of
-// hanging.
+// MPI_Allgatherv, broadcast of parameters and optimizer state, and a check
+// before each all_reduce and broadcast of parameters, in one collective, that
+// every rank passes the same element count and parameter layout, so a
+// mismatch throws on every rank instead of hanging.
 #include "distributed/agreement.hpp"
 #include "distributed/environment.hpp"
 #include <topos/distributed/communicator.hpp>
@@ -12,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <map>
 #include <string>
 
 namespace topos::distributed {
@@ -179,90 +177,6 @@ std::vector<T> Communicator::sum_in_rank_order(std::span<const T> values) const 
 }
 
 template <ComputeElement T>
-std::vector<T> Communicator::sum_in_tree(const data::MicroBatches& cut,
-                                         std::span<const std::vector<T>> nodes,
-                                         std::size_t elements) const {
-    const auto ranks = static_cast<std::size_t>(size_);
-    const auto me = static_cast<std::size_t>(rank_);
-    std::vector<std::vector<data::BatchRange>> held(ranks);
-    for (std::size_t r = 0; r < ranks; ++r) {
-        held[r] = cut.covering(cut.held_by(r, ranks));
-    }
-    if (held[me].size() != nodes.size() ||
-        elements * std::max<std::size_t>(cut.count(), 1) > static_cast<std::size_t>(INT_MAX)) {
-        throw CommunicationError(
-            "a micro-batch sum of " + std::to_string(nodes.size()) + " nodes of " +
-            std::to_string(elements) + " elements, where this rank holds " +
-            std::to_string(held[me].size()) + " nodes and MPI counts stop at 2^31 - 1");
-    }
-    std::map<std::pair<std::size_t, std::size_t>, std::span<const T>> known;
-    if (ranks == 1) {
-        for (std::size_t k = 0; k < nodes.size(); ++k) {
-            known.emplace(std::pair{held[0][k].start, held[0][k].count}, nodes[k]);
-        }
-        last_bytes_sent_ = 0;
-        return data::tree_value(cut.root(), known);
-    }
-    std::vector<int> starts(ranks + 1);
-    for (std::size_t r = 0; r <= ranks; ++r) {
-        starts[r] = static_cast<int>(elements * r / ranks);
-    }
-    std::vector<int> counts(ranks);
-    for (std::size_t r = 0; r < ranks; ++r) {
-        counts[r] = starts[r + 1] - starts[r];
-    }
-    const auto mine = static_cast<std::size_t>(counts[me]);
-    // To each rank, its chunk of every node this rank holds, node after node.
-    std::vector<T> outgoing;
-    std::vector<int> send_counts(ranks);
-    std::vector<int> send_starts(ranks);
-    for (std::size_t r = 0; r < ranks; ++r) {
-        send_starts[r] = static_cast<int>(outgoing.size());
-        for (const std::vector<T>& node : nodes) {
-            const auto chunk = std::span<const T>(node).subspan(
-                static_cast<std::size_t>(starts[r]), static_cast<std::size_t>(counts[r]));
-            outgoing.insert(outgoing.end(), chunk.begin(), chunk.end());
-        }
-        send_counts[r] = static_cast<int>(outgoing.size()) - send_starts[r];
-    }
-    std::vector<int> receive_counts(ranks);
-    std::vector<int> receive_starts(ranks);
-    std::size_t received = 0;
-    for (std::size_t r = 0; r < ranks; ++r) {
-        receive_starts[r] = static_cast<int>(received);
-        receive_counts[r] = static_cast<int>(held[r].size() * mine);
-        received += held[r].size() * mine;
-    }
-    std::vector<T> incoming(received);
-    detail::check(MPI_Alltoallv(outgoing.data(),
-                                send_counts.data(),
-                                send_starts.data(),
-                                datatype_of<T>(),
-                                incoming.data(),
-                                receive_counts.data(),
-                                receive_starts.data(),
-                                datatype_of<T>(),
-                                communicator_),
-                  "MPI_Alltoallv");
-    for (std::size_t r = 0; r < ranks; ++r) {
-        for (std::size_t k = 0; k < held[r].size(); ++k) {
-            known.emplace(std::pair{held[r][k].start, held[r][k].count},
-                          std::span<const T>(incoming).subspan(
-                              static_cast<std::size_t>(receive_starts[r]) + k * mine, mine));
-        }
-    }
-    const std::vector<T> chunk = data::tree_value(cut.root(), known);
-    std::vector<T> result =
-        gathered_chunks(communicator_, std::span<const T>(chunk), counts, starts);
-    std::size_t sent = mine * (ranks - 1);
-    for (std::size_t r = 0; r < ranks; ++r) {
-        sent += r == me ? 0 : static_cast<std::size_t>(send_counts[r]);
-    }
-    last_bytes_sent_ = sent * sizeof(T);
-    return result;
-}
-
-template <ComputeElement T>
 Parameters<T> Communicator::all_reduce(const Parameters<T>& values) const {
     const Agreement layout = layout_of(values);
     check_agreement(std::span(&layout, 1));
@@ -321,11 +235,5 @@ template std::vector<float> Communicator::all_reduce(std::span<const float>) con
 template std::vector<double> Communicator::all_reduce(std::span<const double>) const;
 template std::vector<float> Communicator::sum_in_rank_order(std::span<const float>) const;
 template std::vector<double> Communicator::sum_in_rank_order(std::span<const double>) const;
-template std::vector<float> Communicator::sum_in_tree(const data::MicroBatches&,
-                                                      std::span<const std::vector<float>>,
-                                                      std::size_t) const;
-template std::vector<double> Communicator::sum_in_tree(const data::MicroBatches&,
-                                                       std::span<const std::vector<double>>,
-                                                       std::size_t) const;
 
 }  // namespace topos::distributed

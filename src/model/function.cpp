@@ -115,6 +115,8 @@ struct Compiled {
     std::vector<Symbol> inputs;
     Symbol output;
     std::optional<Adjoints<T>> adjoints;  // set for a gradient plan
+    // For a gradient plan: (gradient node, parameter slot), slot by slot.
+    std::vector<std::pair<std::uint32_t, std::size_t>> gradient_slots;
 };
 
 enum class Posture : std::uint8_t {
@@ -411,10 +413,17 @@ Compiled<T> record(const FunctionCache<T>& cache,
             "the body of a Function returned a value of another tape; return a value "
             "computed from its arguments or from the model's parameters");
     }
+    std::vector<std::pair<std::uint32_t, std::size_t>> gradient_slots;
+    if (adjoints) {
+        for (std::size_t slot = 0; slot < adjoints->gradients().size(); ++slot) {
+            gradient_slots.emplace_back(adjoints->gradients()[slot].second.index(), slot);
+        }
+    }
     return {network.entry(roots).numerics(cache.numerics).lower(),
             std::move(inputs),
             output.symbol(),
-            std::move(adjoints)};
+            std::move(adjoints),
+            std::move(gradient_slots)};
 }
 
 template <Element T>
@@ -438,14 +447,40 @@ std::shared_ptr<const Compiled<T>> compiled_for(FunctionCache<T>& cache,
 }
 
 template <Element T>
-Run<T> run(const Compiled<T>& compiled,
-           const Parameters<T>& parameters,
-           std::span<const Tensor<T>> inputs) {
+std::vector<Feed<T>> feeds_of(const Compiled<T>& compiled, std::span<const Tensor<T>> inputs) {
     std::vector<Feed<T>> feeds;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         feeds.push_back({compiled.inputs[i], inputs[i]});
     }
-    return compiled.plan.forward(parameters, feeds);
+    return feeds;
+}
+
+template <Element T>
+Run<T> run(const Compiled<T>& compiled,
+           const Parameters<T>& parameters,
+           std::span<const Tensor<T>> inputs) {
+    return compiled.plan.forward(parameters, feeds_of(compiled, inputs));
+}
+
+// The plan's finished values as the outputs of value_and_gradients: the value
+// and every slot whose gradient the node is.
+template <Element T>
+StepObserver<T> outputs_observer(const Compiled<T>& compiled, const OutputObserver<T>& observe) {
+    return [&compiled, &observe, outputs = std::vector<FinishedOutput<T>>()](
+               std::span<const FinishedValue<T>> finished) mutable {
+        outputs.clear();
+        for (const FinishedValue<T>& value : finished) {
+            if (value.node == compiled.output) {
+                outputs.push_back({std::nullopt, value.elements});
+            }
+            for (const auto& [node, slot] : compiled.gradient_slots) {
+                if (node == value.node.index()) {
+                    outputs.push_back({slot, value.elements});
+                }
+            }
+        }
+        observe(std::span<const FinishedOutput<T>>(outputs));
+    };
 }
 
 }  // namespace detail
@@ -472,6 +507,18 @@ ValueAndGradients<T> Function<T>::value_and_gradients(const Parameters<T>& param
     const auto compiled =
         detail::compiled_for(*cache_, detail::Posture::Gradients, detail::shapes_of(inputs));
     const Run<T> run = detail::run(*compiled, parameters, inputs);
+    return {run.of(compiled->output), run.recorded_gradients(*compiled->adjoints)};
+}
+
+template <Element T>
+ValueAndGradients<T> Function<T>::value_and_gradients(const Parameters<T>& parameters,
+                                                      std::span<const Tensor<T>> inputs,
+                                                      const OutputObserver<T>& observe) const {
+    const auto compiled =
+        detail::compiled_for(*cache_, detail::Posture::Gradients, detail::shapes_of(inputs));
+    const Run<T> run = compiled->plan.forward(parameters,
+                                              detail::feeds_of(*compiled, inputs),
+                                              detail::outputs_observer(*compiled, observe));
     return {run.of(compiled->output), run.recorded_gradients(*compiled->adjoints)};
 }
 

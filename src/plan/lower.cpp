@@ -10,6 +10,7 @@
 #include "plan/backend_seam.hpp"
 #include "plan/concurrent_steps.hpp"
 #include "plan/election.hpp"
+#include "plan/finishing.hpp"
 #include "plan/plan_state.hpp"
 #include "plan/simplify.hpp"
 
@@ -457,6 +458,7 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     if (plan.executor == nullptr) {
         group_concurrent_steps(plan);
     }
+    order_finishing(plan, declared_values);
     return plan;
 }
 

@@ -84,18 +84,60 @@ std::vector<const Tensor<T>*> gather_sources(const detail::PlanState<T>& plan,
     return sources;
 }
 
+// Tells a StepObserver, as the steps run, which declared values are final.
+template <Element T>
+class FinishReporter {
+public:
+    FinishReporter(const detail::HostMemory<T>& memory, const StepObserver<T>* observe)
+        : memory_(memory), observe_(observe) {}
+
+    // Reports the values final once the first `steps` steps have run.
+    void after(std::size_t steps) {
+        if (observe_ == nullptr || !*observe_) {
+            return;
+        }
+        const detail::PlanState<T>& plan = memory_.plan;
+        const std::size_t end = plan.finished_after[steps];
+        finished_.clear();
+        for (; reported_ < end; ++reported_) {
+            finished_.push_back(value_of(plan.finish_order[reported_]));
+        }
+        (*observe_)(std::span<const FinishedValue<T>>(finished_));
+    }
+
+private:
+    FinishedValue<T> value_of(std::uint32_t node) const {
+        const detail::PlanState<T>& plan = memory_.plan;
+        const auto slot = static_cast<std::size_t>(plan.run_layout->slot[node]);
+        const std::size_t elements = plan.graph_nodes()[node].shape().elements();
+        const Symbol symbol = plan.network->spec.nodes[node].symbol();
+        if (memory_.stored[slot]) {
+            return {symbol, std::span<const T>(memory_.stored[slot].get(), elements)};
+        }
+        const auto source = plan.source_of_node[plan.stored_nodes[slot]];
+        return {symbol, memory_.sources[static_cast<std::size_t>(source)]->data()};
+    }
+
+    const detail::HostMemory<T>& memory_;
+    const StepObserver<T>* observe_;
+    std::size_t reported_ = 0;
+    std::vector<FinishedValue<T>> finished_;
+};
+
 // Runs every step: on a backend's device when lowering chose one (the steps it
 // declines still run on the host), else on the host, each group of steps that
 // may run at once as one region on the library's threads.
 template <Element T>
-void execute(const detail::HostMemory<T>& memory) {
+void execute(const detail::HostMemory<T>& memory, FinishReporter<T>& report) {
+    const std::span<const detail::Step<T>> steps = memory.plan.steps;
+    report.after(0);
     if constexpr (ComputeElement<T>) {
         if (memory.plan.executor != nullptr) {
             memory.plan.executor->execute(memory);
+            report.after(steps.size());
             return;
         }
     }
-    const std::span<const detail::Step<T>> steps = memory.plan.steps;
     auto group = memory.plan.concurrent.begin();
     for (std::size_t s = 0; s < steps.size();) {
         if (group != memory.plan.concurrent.end() && group->first == s) {
@@ -106,6 +148,7 @@ void execute(const detail::HostMemory<T>& memory) {
             detail::run_host_step(memory, steps[s]);
             ++s;
         }
+        report.after(s);
     }
 }
 
@@ -166,7 +209,8 @@ private:
 template <Element T, class BufferOf>
 Run<T> evaluate(const detail::PlanState<T>& plan,
                 const std::vector<const Tensor<T>*>& sources,
-                BufferOf&& buffer_of) {
+                BufferOf&& buffer_of,
+                const StepObserver<T>* observe = nullptr) {
     const std::span<T> arena = arena_of<T>(plan.arena_elements);
     std::vector<std::shared_ptr<T[]>> stored(plan.stored_nodes.size());
     for (std::size_t slot = 0; slot < stored.size(); ++slot) {
@@ -175,7 +219,9 @@ Run<T> evaluate(const detail::PlanState<T>& plan,
             stored[slot] = buffer_of(node.shape().elements());
         }
     }
-    execute(detail::HostMemory<T>{plan, sources, arena, stored});
+    const detail::HostMemory<T> memory{plan, sources, arena, stored};
+    FinishReporter<T> report(memory, observe);
+    execute(memory, report);
     std::vector<Tensor<T>> values;
     values.reserve(stored.size());
     for (std::size_t slot = 0; slot < stored.size(); ++slot) {
@@ -236,6 +282,19 @@ Run<T> Plan<T>::forward(const Parameters<T>& parameters, std::span<const Feed<T>
     const std::vector<const Tensor<T>*> sources = gather_sources(plan, parameters, feeds);
     return evaluate(
         plan, sources, [](std::size_t count) { return detail::TensorAccess::allocate<T>(count); });
+}
+
+template <Element T>
+Run<T> Plan<T>::forward(const Parameters<T>& parameters,
+                        std::span<const Feed<T>> feeds,
+                        const StepObserver<T>& observe) const {
+    const detail::PlanState<T>& plan = *state_;
+    const std::vector<const Tensor<T>*> sources = gather_sources(plan, parameters, feeds);
+    return evaluate(
+        plan,
+        sources,
+        [](std::size_t count) { return detail::TensorAccess::allocate<T>(count); },
+        &observe);
 }
 
 template <Element T>

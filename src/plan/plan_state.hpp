@@ -94,6 +94,11 @@ struct PlanState {
     std::vector<std::uint32_t> stored_nodes;  // by run slot
     std::size_t arena_elements = 0;
     std::shared_ptr<const RunLayout> run_layout;
+    // The declared values (node indices) in the order the steps make them
+    // final, and by step s the count of them final after it (at s + 1; at 0,
+    // those final before the first step: parameters, inputs, leaves).
+    std::vector<std::uint32_t> finish_order;
+    std::vector<std::size_t> finished_after;
     // The backend that runs the whole plan on its device, or null: the host runs it.
     const DeviceExecutor* executor = nullptr;
 

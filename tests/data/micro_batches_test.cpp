@@ -109,6 +109,31 @@ TEST(MicroBatches, StreamingTheLeavesAddsInTheTreesOrder) {
     }
 }
 
+TEST(MicroBatches, ALastLeafFoldedInElementByElementGivesTheStreamedSum) {
+    const auto leaf = [](std::size_t m) {
+        return std::vector<double>{
+            m % 3 == 0 ? 1e16 * (m % 2 == 0 ? 1.0 : -1.0) : static_cast<double>(m) + 0.5,
+            static_cast<double>(m) * 0.1};
+    };
+    for (std::size_t count = 1; count <= 13; ++count) {
+        StreamedTree<double> pushed;
+        StreamedTree<double> all_but_last;
+        for (std::size_t m = 0; m < count; ++m) {
+            pushed.push(leaf(m));
+            if (m + 1 < count) {
+                all_but_last.push(leaf(m));
+            }
+        }
+        const std::vector<double> last = leaf(count - 1);
+        const std::vector<double> sum = std::move(pushed).sum();
+        for (std::size_t i = 0; i < sum.size(); ++i) {
+            EXPECT_EQ(std::bit_cast<std::uint64_t>(all_but_last.with_last(i, last[i])),
+                      std::bit_cast<std::uint64_t>(sum[i]))
+                << count << " micro-batches, element " << i;
+        }
+    }
+}
+
 struct Classifier {
     Tape<double> tape;
     Mlp<double> mlp{tape, {4, 5, 3}, Activation::Tanh, init::xavier(7)};

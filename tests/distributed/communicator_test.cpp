@@ -2,7 +2,8 @@
 // CMakeLists.txt): their sums are taken in rank order, every rank gets the same
 // bits, and ranks that disagree on what they pass all fail with a message; a
 // step in micro-batches has the bits of one process without MPI, on any
-// number of ranks.
+// number of ranks; overlapping the sums with the backward pass, in buckets of
+// any size, and a simulated network never change the bits.
 #include <topos/distributed.hpp>
 #include <topos/topos.hpp>
 
@@ -10,6 +11,7 @@
 
 #include <array>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -412,6 +414,96 @@ TEST(DataParallel, RanksThatCutIntoOtherMicroBatchCountsAllThrow) {
     EXPECT_THROW(
         (void)parallel.value_and_gradients(classifier.model.parameters(), x, labels_of(12)),
         CommunicationError);
+}
+
+// Options that change when the sums' messages go out, never what is summed.
+std::vector<DataParallelOptions> sending_options(std::size_t micro_batches) {
+    return {{.micro_batches = micro_batches, .overlap = false},
+            {.micro_batches = micro_batches, .overlap = true, .bucket_bytes = 0},
+            {.micro_batches = micro_batches, .overlap = true, .bucket_bytes = 100},
+            {.micro_batches = micro_batches}};
+}
+
+TEST(DataParallel, OverlapAndBucketSizesNeverChangeTheBits) {
+    const Communicator world;
+    Classifier classifier;
+    constexpr std::size_t rows = 37;
+    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
+    const Tensor<double> y = labels_of(rows);
+    const Parameters<double> parameters = classifier.model.parameters();
+    for (const std::size_t micro_batches : {0UL, 5UL}) {
+        std::vector<std::uint64_t> digests;
+        for (const DataParallelOptions& options : sending_options(micro_batches)) {
+            const DataParallel<double> parallel(world, classifier.loss, options);
+            const auto [value, gradients] = parallel.value_and_gradients(parameters, x, y);
+            digests.push_back(digest_of(gradients) ^ digest_of(value.data()));
+        }
+        for (const std::uint64_t digest : digests) {
+            EXPECT_EQ(digest, digests.front()) << micro_batches << " micro-batches";
+        }
+        for (const std::uint64_t digest : gathered(world, digests.front())) {
+            EXPECT_EQ(digest, digests.front()) << "another rank, " << micro_batches;
+        }
+    }
+}
+
+TEST(DataParallel, ByRankTheStepIsTheRankOrderSumOfEachRanksWeightedShard) {
+    const Communicator world;
+    Classifier classifier;
+    constexpr std::size_t rows = 37;
+    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
+    const Tensor<double> y = labels_of(rows);
+    const Parameters<double> parameters = classifier.model.parameters();
+    const DataParallel<double> parallel(
+        world, classifier.loss, {.overlap = true, .bucket_bytes = 100});
+    const auto [value, gradients] = parallel.value_and_gradients(parameters, x, y);
+
+    const data::BatchRange mine = parallel.shard(rows);
+    const ValueAndGradients<double> shard = classifier.loss.value_and_gradients(
+        parameters, x.narrow(0, mine.start, mine.count), y.narrow(0, mine.start, mine.count));
+    const std::vector<double> weighted =
+        data::weighted_flat(shard, static_cast<double>(mine.count) / static_cast<double>(rows));
+    const std::vector<double> summed = world.all_reduce(std::span<const double>(weighted));
+    const auto [want_value, want_gradients] =
+        data::unflattened_step(parameters, std::span<const double>(summed));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(value.item()),
+              std::bit_cast<std::uint64_t>(want_value.item()));
+    EXPECT_EQ(digest_of(gradients), digest_of(want_gradients));
+    // One bucket sends what one all-reduce of the buffer sends.
+    const DataParallel<double> unbucketed(world, classifier.loss, {.overlap = false});
+    (void)unbucketed.value_and_gradients(parameters, x, y);
+    EXPECT_EQ(unbucketed.bytes_per_step(), world.last_bytes_sent());
+}
+
+TEST(DataParallel, ASimulatedLinkHoldsEachStepForItsMessagesAndKeepsTheBits) {
+    const Communicator world;
+    if (world.size() == 1) {
+        GTEST_SKIP() << "needs two ranks or more";
+    }
+    Classifier classifier;
+    constexpr std::size_t rows = 12;
+    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
+    const Tensor<double> y = labels_of(rows);
+    const Parameters<double> parameters = classifier.model.parameters();
+    constexpr double message_seconds = 0.01;
+    const DataParallel<double> direct(world, classifier.loss, {.overlap = false});
+    const DataParallel<double> delayed(
+        world,
+        classifier.loss,
+        {.overlap = false,
+         .simulated_link = SimulatedLink{.seconds_per_message = message_seconds}});
+    const auto [value, gradients] = direct.value_and_gradients(parameters, x, y);
+    world.barrier();
+    const auto started = std::chrono::steady_clock::now();
+    const auto [delayed_value, delayed_gradients] = delayed.value_and_gradients(parameters, x, y);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    // Two phases, each waiting for a message from every other rank, the
+    // first of which lands one message's time after its phase began.
+    EXPECT_GE(seconds, 2 * message_seconds);
+    EXPECT_EQ(digest_of(delayed_gradients), digest_of(gradients));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(delayed_value.item()),
+              std::bit_cast<std::uint64_t>(value.item()));
 }
 
 }  // namespace

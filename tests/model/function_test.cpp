@@ -125,6 +125,53 @@ TEST(Function, GradientsEqualTheReverseScanOfTheSameNetwork) {
     }
 }
 
+TEST(Function, AnObserverSeesEveryGradientOnceFinalWhileTheBackwardPassRunsOn) {
+    const Model model;
+    const Parameters<double> parameters = model.network.parameters();
+    const Function<double> loss(model.network,
+                                [&](const Value<double>& x, const Value<double>& y) {
+                                    return cross_entropy(model.mlp.express(x), y);
+                                },
+                                {Argument::Real, Argument::Indices});
+    const Tensor<double> x = rows(6, 11);
+    std::size_t calls = 0;
+    std::vector<std::size_t> call_of_slot(parameters.size(), 0);
+    std::vector<std::vector<double>> seen(parameters.size());
+    std::vector<double> value_seen;
+    const auto [value, gradients] = loss.value_and_gradients(
+        parameters,
+        std::vector{x, labels(6)},
+        [&](std::span<const FinishedOutput<double>> finished) {
+            for (const FinishedOutput<double>& output : finished) {
+                std::vector<double> elements(output.elements.begin(), output.elements.end());
+                if (output.slot) {
+                    EXPECT_TRUE(seen[*output.slot].empty()) << "slot " << *output.slot << " twice";
+                    seen[*output.slot] = std::move(elements);
+                    call_of_slot[*output.slot] = calls;
+                } else {
+                    EXPECT_TRUE(value_seen.empty()) << "the value twice";
+                    value_seen = std::move(elements);
+                }
+            }
+            ++calls;
+        });
+    EXPECT_TRUE(test::bit_equal(value, Tensor<double>(value_seen.front())));
+    const auto [unobserved_value, unobserved] = loss.value_and_gradients(parameters, x, labels(6));
+    EXPECT_TRUE(test::bit_equal(value, unobserved_value));
+    for (std::size_t slot = 0; slot < parameters.size(); ++slot) {
+        EXPECT_TRUE(test::bit_equal(gradients.values()[slot], unobserved.values()[slot]));
+        EXPECT_EQ(seen[slot],
+                  std::vector<double>(gradients.values()[slot].data().begin(),
+                                      gradients.values()[slot].data().end()))
+            << "slot " << slot;
+    }
+    // The last layer's gradients are final before the first layer's, which
+    // the last step finishes: a caller can send them while the rest is computed.
+    const std::size_t last_slot = parameters.size() - 1;
+    EXPECT_LT(call_of_slot[last_slot], call_of_slot[0]);
+    EXPECT_LT(call_of_slot[last_slot], calls - 1);
+}
+
 TEST(Function, TrainsOnBatchesOfFiftyAndEvaluatesTwoHundredNinetySevenRows) {
     const Model model;
     const Function<double> loss(model.network,

@@ -89,6 +89,58 @@ TEST(Plan, ObservedValuesAreReadable) {
     EXPECT_TRUE(run.of(graph.input).bit_equal(oracle.of(graph.input)));
 }
 
+// What a StepObserver saw: for each call, the declared values it reported.
+struct Observed {
+    std::vector<std::vector<std::pair<Symbol, std::vector<double>>>> calls;
+
+    StepObserver<double> observer() {
+        return [this](std::span<const FinishedValue<double>> finished) {
+            calls.emplace_back();
+            for (const FinishedValue<double>& value : finished) {
+                calls.back().emplace_back(
+                    value.node, std::vector<double>(value.elements.begin(), value.elements.end()));
+            }
+        };
+    }
+
+    // The call that reported `node`, or calls.size() when none did.
+    std::size_t call_of(Symbol node) const {
+        for (std::size_t call = 0; call < calls.size(); ++call) {
+            for (const auto& [reported, elements] : calls[call]) {
+                if (reported == node) {
+                    return call;
+                }
+            }
+        }
+        return calls.size();
+    }
+};
+
+TEST(Plan, AStepObserverSeesEachDeclaredValueOnceWithItsBitsAsItsStepEnds) {
+    const Branches graph = branches();
+    const auto parameters = graph.network.parameters();
+    const Plan<double> plan =
+        graph.network.entry({graph.root}).observe({graph.inner, graph.input}).lower();
+    Observed observed;
+    const topos::Run<double> run = plan.forward(parameters, {}, observed.observer());
+    // Before the first step, then once after each of the steps.
+    EXPECT_GE(observed.calls.size(), 2u);
+    std::size_t reports = 0;
+    for (const auto& call : observed.calls) {
+        for (const auto& [node, elements] : call) {
+            ++reports;
+            EXPECT_EQ(elements,
+                      std::vector<double>(run.of(node).data().begin(), run.of(node).data().end()))
+                << "node " << node.index();
+        }
+    }
+    EXPECT_EQ(reports, 3u);
+    EXPECT_EQ(observed.call_of(graph.input), 0u) << "an input is final before the first step";
+    EXPECT_LT(observed.call_of(graph.inner), observed.call_of(graph.root));
+    EXPECT_EQ(observed.call_of(graph.root), observed.calls.size() - 1);
+    EXPECT_TRUE(run.of(graph.root).bit_equal(plan.forward(parameters, {}).of(graph.root)));
+}
+
 TEST(Plan, FeedsOverlayDefaultsAsInTheInterpreter) {
     const Branches graph = branches();
     const auto parameters = graph.network.parameters();

@@ -39,6 +39,15 @@ public:
     // The rows of micro-batch `index`.
     BatchRange rows_of(std::size_t index) const;
 
+    // Micro-batch `index`'s share of the global mean: its rows / the batch's.
+    double weight_of(std::size_t index) const;
+
+    // Micro-batch `index`'s rows of every input (each the whole batch's, its
+    // first axis the rows): views, no copy. Throws Error for an input of
+    // another row count.
+    template <Element T>
+    std::vector<Tensor<T>> inputs_of(std::span<const Tensor<T>> inputs, std::size_t index) const;
+
     // The micro-batches `holder` of `holders` computes: contiguous, count /
     // holders of them, one more for the first count % holders (none when there
     // are more holders than micro-batches).
@@ -67,38 +76,68 @@ std::vector<T> tree_value(
     BatchRange node,
     const std::map<std::pair<std::size_t, std::size_t>, std::span<const T>>& known);
 
-// The value of the tree's node `node` from its micro-batches' values,
-// `leaf(m)` for each m in it, in order: the same sum as tree_value over the
-// leaves, holding no more than log2(node.count) + 2 values at once (a node's
-// left child is a whole power of two of micro-batches, so equal neighbours
-// merge as they come, and what is left folds from the right).
-template <class T, class Leaf>
-std::vector<T> streamed_tree_value(BatchRange node, const Leaf& leaf) {
-    std::vector<std::pair<std::size_t, std::vector<T>>> pending;  // (micro-batches, value)
-    const auto add_right_into_left = [](std::vector<T>& left, const std::vector<T>& right) {
+// The value of one node of the tree from its micro-batches' values, pushed
+// one at a time in order: the same sum as tree_value over them, holding no
+// more than log2(micro-batches) + 2 values at once (a node's left child is a
+// whole power of two of micro-batches, so equal neighbours merge as they
+// come, and what is left folds from the right).
+template <class T>
+class StreamedTree {
+public:
+    // The next micro-batch's value.
+    void push(std::vector<T> value) {
+        std::size_t size = 1;
+        while (!pending_.empty() && pending_.back().first == size) {
+            add_into(pending_.back().second, value);
+            value = std::move(pending_.back().second);
+            size *= 2;
+            pending_.pop_back();
+        }
+        pending_.emplace_back(size, std::move(value));
+    }
+
+    // Element `i` of the node's value when `last` is element i of the value
+    // of its last micro-batch, not pushed: each pending value, from the last
+    // pushed back, added on the left, as push and sum would add them. Lets a
+    // caller finish the node range by range while the last value is computed.
+    T with_last(std::size_t i, T last) const {
+        for (auto value = pending_.rbegin(); value != pending_.rend(); ++value) {
+            last = value->second[i] + last;
+        }
+        return last;
+    }
+
+    // The node's value, once every micro-batch is pushed.
+    std::vector<T> sum() && {
+        std::vector<T> sum = std::move(pending_.back().second);
+        pending_.pop_back();
+        while (!pending_.empty()) {
+            add_into(pending_.back().second, sum);
+            sum = std::move(pending_.back().second);
+            pending_.pop_back();
+        }
+        return sum;
+    }
+
+private:
+    static void add_into(std::vector<T>& left, const std::vector<T>& right) {
         for (std::size_t i = 0; i < left.size(); ++i) {
             left[i] += right[i];
         }
-    };
+    }
+
+    std::vector<std::pair<std::size_t, std::vector<T>>> pending_;  // (micro-batches, value)
+};
+
+// The value of the tree's node `node` from its micro-batches' values,
+// `leaf(m)` for each m in it, in order (StreamedTree).
+template <class T, class Leaf>
+std::vector<T> streamed_tree_value(BatchRange node, const Leaf& leaf) {
+    StreamedTree<T> tree;
     for (std::size_t m = node.start; m < node.start + node.count; ++m) {
-        std::vector<T> value = leaf(m);
-        std::size_t size = 1;
-        while (!pending.empty() && pending.back().first == size) {
-            add_right_into_left(pending.back().second, value);
-            value = std::move(pending.back().second);
-            size *= 2;
-            pending.pop_back();
-        }
-        pending.emplace_back(size, std::move(value));
+        tree.push(leaf(m));
     }
-    std::vector<T> sum = std::move(pending.back().second);
-    pending.pop_back();
-    while (!pending.empty()) {
-        add_right_into_left(pending.back().second, sum);
-        sum = std::move(pending.back().second);
-        pending.pop_back();
-    }
-    return sum;
+    return std::move(tree).sum();
 }
 
 // The loss and gradients of `loss` over a global batch (`inputs`, the batch

@@ -26,7 +26,6 @@
 
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
-#include <topos/data/micro_batches.hpp>
 #include <topos/model/optim.hpp>
 #include <topos/run/parameters.hpp>
 
@@ -53,9 +52,6 @@ struct Agreement {
     std::uint64_t word = 0;   // equal on every rank exactly when they agree
     std::string description;  // "12 elements", "[60, 30] and [60]"
 };
-
-template <ComputeElement T>
-class DataParallel;
 
 class Communicator {
 public:
@@ -113,24 +109,10 @@ public:
     MPI_Comm handle() const { return communicator_; }
 
 private:
-    template <ComputeElement T>
-    friend class DataParallel;
-
     // The sum over the ranks in rank order, once the ranks are known to agree
     // on the element count.
     template <ComputeElement T>
     std::vector<T> sum_in_rank_order(std::span<const T> values) const;
-
-    // The sum over the micro-batches of `cut` in its tree, each rank passing
-    // the values (`elements` each) of the nodes covering the micro-batches it
-    // holds (cut.held_by(rank, size)), in order. Each rank sums its chunk of
-    // the elements from every rank's nodes in the tree (MPI_Alltoallv), then
-    // every rank gathers every chunk (MPI_Allgatherv): the same bits as the
-    // tree summed in one process, whatever the number of ranks.
-    template <ComputeElement T>
-    std::vector<T> sum_in_tree(const data::MicroBatches& cut,
-                               std::span<const std::vector<T>> nodes,
-                               std::size_t elements) const;
 
     MPI_Comm communicator_;
     int rank_ = 0;

@@ -36,6 +36,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -68,6 +69,20 @@ struct ValueAndGradients {
     Tensor<T> value;
     Parameters<T> gradients;  // d value / d parameter, one per slot of the model
 };
+
+// One output of Function::value_and_gradients the moment its plan has
+// computed it: a parameter's gradient (its slot) or the body's value (no slot).
+template <Element T>
+struct FinishedOutput {
+    std::optional<std::size_t> slot;
+    std::span<const T> elements;  // valid during the observer's call only
+};
+
+// What value_and_gradients calls, on the calling thread, before the plan's
+// first step and after each step, with the outputs that step finished: often
+// none (see StepObserver). Each gradient is reported once, final.
+template <Element T>
+using OutputObserver = std::function<void(std::span<const FinishedOutput<T>> finished)>;
 
 namespace detail {
 
@@ -173,6 +188,14 @@ public:
     // The same, the inputs as a span, one per argument.
     ValueAndGradients<T> value_and_gradients(const Parameters<T>& parameters,
                                              std::span<const Tensor<T>> inputs) const;
+
+    // The same, telling `observe` as the plan runs which gradients (and the
+    // value) are final, so that a caller can send a gradient on while the
+    // others are computed (distributed::DataParallel does). The bits are those
+    // of the call without an observer.
+    ValueAndGradients<T> value_and_gradients(const Parameters<T>& parameters,
+                                             std::span<const Tensor<T>> inputs,
+                                             const OutputObserver<T>& observe) const;
 
     // The plan a call at inputs of these shapes runs (compiled now if new), and
     // the one value_and_gradients runs: to print, emit or measure.

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
@@ -49,6 +50,23 @@ struct Liveness {
     std::string describe() const;
 };
 
+// A declared value of a run in progress, the moment the step that computes it
+// has run: its node and its elements (valid during the observer's call only).
+template <Element T>
+struct FinishedValue {
+    Symbol node;
+    std::span<const T> elements;
+};
+
+// What Plan::forward calls, on the thread that called forward, before the
+// first step and after each step (a group of steps run at once counts as
+// one) with the declared values that step made final: often none. A value
+// taken from a parameter, an input or a leaf is final before the first step.
+// Data-parallel training starts sending a gradient here while the plan
+// computes the others, and the calls with none let it move its messages on.
+template <Element T>
+using StepObserver = std::function<void(std::span<const FinishedValue<T>> finished)>;
+
 template <Element T>
 class Plan {
 public:
@@ -62,6 +80,12 @@ public:
     Run<T> forward(const Parameters<T>& parameters, std::span<const Feed<T>> feeds) const;
     // Runs the schedule on the network's recorded parameters and inputs.
     Run<T> forward() const;
+    // forward, telling `observe` as the steps run which declared values are
+    // final (see StepObserver). On a device executor, which runs the plan as a
+    // whole, every value is reported after the last step.
+    Run<T> forward(const Parameters<T>& parameters,
+                   std::span<const Feed<T>> feeds,
+                   const StepObserver<T>& observe) const;
 
     // forward, into `run`, a run the caller gives up (typically this plan's
     // previous one): each computed value goes into a buffer of `run` of its
