@@ -62,16 +62,7 @@ double MicroBatches::weight_of(std::size_t index) const {
 template <Element T>
 std::vector<Tensor<T>> MicroBatches::inputs_of(std::span<const Tensor<T>> inputs,
                                                std::size_t index) const {
-    const BatchRange rows = rows_of(index);
-    std::vector<Tensor<T>> local;
-    for (const Tensor<T>& input : inputs) {
-        if (input.shape().rank() == 0 || input.shape()[0] != rows_) {
-            throw Error("every input of a micro-batched step has the batch's " +
-                        std::to_string(rows_) + " rows first; one is " + input.shape().str());
-        }
-        local.push_back(input.narrow(0, rows.start, rows.count));
-    }
-    return local;
+    return rows_of_inputs(inputs, rows_, rows_of(index), "a micro-batched step");
 }
 
 std::vector<BatchRange> MicroBatches::covering(BatchRange micro_batches) const {
@@ -85,6 +76,22 @@ std::vector<BatchRange> MicroBatches::covering(BatchRange micro_batches) const {
 std::pair<BatchRange, BatchRange> MicroBatches::children(BatchRange node) {
     const std::size_t left = std::bit_floor(node.count - 1);
     return {{node.start, left}, {node.start + left, node.count - left}};
+}
+
+template <Element T>
+std::vector<Tensor<T>> rows_of_inputs(std::span<const Tensor<T>> inputs,
+                                      std::size_t rows,
+                                      BatchRange range,
+                                      std::string_view step) {
+    std::vector<Tensor<T>> local;
+    for (const Tensor<T>& input : inputs) {
+        if (input.shape().rank() == 0 || input.shape()[0] != rows) {
+            throw Error("every input of " + std::string(step) + " has the batch's " +
+                        std::to_string(rows) + " rows first; one is " + input.shape().str());
+        }
+        local.push_back(input.narrow(0, range.start, range.count));
+    }
+    return local;
 }
 
 template <class T>
@@ -164,6 +171,14 @@ ValueAndGradients<T> value_and_gradients_in_micro_batches(const Function<T>& los
     return unflattened_step(parameters, std::span<const T>(sum));
 }
 
+template std::vector<Tensor<float>> rows_of_inputs(std::span<const Tensor<float>>,
+                                                   std::size_t,
+                                                   BatchRange,
+                                                   std::string_view);
+template std::vector<Tensor<double>> rows_of_inputs(std::span<const Tensor<double>>,
+                                                    std::size_t,
+                                                    BatchRange,
+                                                    std::string_view);
 template std::vector<Tensor<float>> MicroBatches::inputs_of(std::span<const Tensor<float>>,
                                                             std::size_t) const;
 template std::vector<Tensor<double>> MicroBatches::inputs_of(std::span<const Tensor<double>>,

@@ -196,14 +196,8 @@ ValueAndGradients<T> DataParallel<T>::by_rank(const Parameters<T>& parameters,
                     "data::LoaderOptions{.drop_last = true} drops it)");
     }
     const data::BatchRange mine = shard(rows);
-    std::vector<Tensor<T>> local;
-    for (const Tensor<T>& input : inputs) {
-        if (input.shape().rank() == 0 || input.shape()[0] != rows) {
-            throw Error("every input of a data-parallel step has the batch's " +
-                        std::to_string(rows) + " rows first; one is " + input.shape().str());
-        }
-        local.push_back(input.narrow(0, mine.start, mine.count));
-    }
+    const std::vector<Tensor<T>> local =
+        data::rows_of_inputs(inputs, rows, mine, "a data-parallel step");
     std::vector<std::vector<data::BatchRange>> held(ranks);
     for (std::size_t r = 0; r < ranks; ++r) {
         held[r] = {{r, 1}};

@@ -260,6 +260,16 @@ Tensor<double> labels_of(std::size_t rows) {
     return Tensor<double>(Shape{rows}, labels);
 }
 
+// One global batch of 37 rows for the classifier: a share that differs by a
+// row between ranks, whatever their number.
+struct Batch {
+    static constexpr std::size_t rows = 37;
+    Classifier classifier;
+    Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
+    Tensor<double> y = labels_of(rows);
+    Parameters<double> parameters = classifier.model.parameters();
+};
+
 TEST(DataParallel, ShardsCoverTheGlobalBatchInRankOrderAndDifferByARowAtMost) {
     const Communicator world;
     Classifier classifier;
@@ -280,12 +290,9 @@ TEST(DataParallel, ShardsCoverTheGlobalBatchInRankOrderAndDifferByARowAtMost) {
 
 TEST(DataParallel, TheStepMatchesOneProcessOnTheGlobalBatchAndIsTheSameOnEveryRank) {
     const Communicator world;
-    Classifier classifier;
+    const Batch batch;
+    const auto& [classifier, x, y, parameters] = batch;
     const DataParallel<double> parallel(world, classifier.loss);
-    constexpr std::size_t rows = 37;
-    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
-    const Tensor<double> y = labels_of(rows);
-    const Parameters<double> parameters = classifier.model.parameters();
 
     const auto [value, gradients] = parallel.value_and_gradients(parameters, x, y);
     const auto [one_value, one_gradients] = classifier.loss.value_and_gradients(parameters, x, y);
@@ -361,12 +368,9 @@ TEST(DataParallel, AGlobalBatchWithFewerRowsThanRanksIsRefused) {
 // ranks without a micro-batch: every one gives one process's bits.
 TEST(DataParallel, AStepInMicroBatchesHasTheBitsOfOneProcessWithoutMpiOnEveryRankCount) {
     const Communicator world;
-    Classifier classifier;
-    constexpr std::size_t rows = 37;
-    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
-    const Tensor<double> y = labels_of(rows);
+    const Batch batch;
+    const auto& [classifier, x, y, parameters] = batch;
     const std::array inputs{x, y};
-    const Parameters<double> parameters = classifier.model.parameters();
     for (const std::size_t micro_batches : {1UL, 2UL, 3UL, 5UL, 8UL}) {
         const DataParallel<double> parallel(
             world, classifier.loss, {.micro_batches = micro_batches});
@@ -426,11 +430,8 @@ std::vector<DataParallelOptions> sending_options(std::size_t micro_batches) {
 
 TEST(DataParallel, OverlapAndBucketSizesNeverChangeTheBits) {
     const Communicator world;
-    Classifier classifier;
-    constexpr std::size_t rows = 37;
-    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
-    const Tensor<double> y = labels_of(rows);
-    const Parameters<double> parameters = classifier.model.parameters();
+    const Batch batch;
+    const auto& [classifier, x, y, parameters] = batch;
     for (const std::size_t micro_batches : {0UL, 5UL}) {
         std::vector<std::uint64_t> digests;
         for (const DataParallelOptions& options : sending_options(micro_batches)) {
@@ -449,20 +450,17 @@ TEST(DataParallel, OverlapAndBucketSizesNeverChangeTheBits) {
 
 TEST(DataParallel, ByRankTheStepIsTheRankOrderSumOfEachRanksWeightedShard) {
     const Communicator world;
-    Classifier classifier;
-    constexpr std::size_t rows = 37;
-    const Tensor<double> x = init::normal(5, 1.0).make<double>(Shape{rows, 4});
-    const Tensor<double> y = labels_of(rows);
-    const Parameters<double> parameters = classifier.model.parameters();
+    const Batch batch;
+    const auto& [classifier, x, y, parameters] = batch;
     const DataParallel<double> parallel(
         world, classifier.loss, {.overlap = true, .bucket_bytes = 100});
     const auto [value, gradients] = parallel.value_and_gradients(parameters, x, y);
 
-    const data::BatchRange mine = parallel.shard(rows);
+    const data::BatchRange mine = parallel.shard(Batch::rows);
     const ValueAndGradients<double> shard = classifier.loss.value_and_gradients(
         parameters, x.narrow(0, mine.start, mine.count), y.narrow(0, mine.start, mine.count));
-    const std::vector<double> weighted =
-        data::weighted_flat(shard, static_cast<double>(mine.count) / static_cast<double>(rows));
+    const std::vector<double> weighted = data::weighted_flat(
+        shard, static_cast<double>(mine.count) / static_cast<double>(Batch::rows));
     const std::vector<double> summed = world.all_reduce(std::span<const double>(weighted));
     const auto [want_value, want_gradients] =
         data::unflattened_step(parameters, std::span<const double>(summed));

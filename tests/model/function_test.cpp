@@ -39,6 +39,18 @@ Tensor<double> labels(std::size_t count) {
     return Tensor<double>(Shape{count}, values);
 }
 
+// The model's cross-entropy over (rows, labels), the arguments declared as
+// `arguments`; `model` must outlive it.
+Function<double> loss_of(const Model& model,
+                         std::vector<Argument> arguments = {Argument::Real, Argument::Indices}) {
+    return Function<double>(
+        model.network,
+        [&model](const Value<double>& x, const Value<double>& y) {
+            return cross_entropy(model.mlp.express(x), y);
+        },
+        std::move(arguments));
+}
+
 // The logits of `x` through a network recorded by hand on a reopened tape.
 Tensor<double> logits_by_hand(const Model& model,
                               const Parameters<double>& parameters,
@@ -105,11 +117,7 @@ TEST(Function, ACallUnderAnAutocastHasItsOwnPlanWithNarrowedProducts) {
 TEST(Function, GradientsEqualTheReverseScanOfTheSameNetwork) {
     const Model model;
     const Parameters<double> parameters = model.network.parameters();
-    const Function<double> loss(model.network,
-                                [&](const Value<double>& x, const Value<double>& y) {
-                                    return cross_entropy(model.mlp.express(x), y);
-                                },
-                                {Argument::Real, Argument::Indices});
+    const Function<double> loss = loss_of(model);
     const Tensor<double> x = rows(6, 11);
     const auto [value, gradients] = loss.value_and_gradients(parameters, x, labels(6));
 
@@ -128,11 +136,7 @@ TEST(Function, GradientsEqualTheReverseScanOfTheSameNetwork) {
 TEST(Function, AnObserverSeesEveryGradientOnceFinalWhileTheBackwardPassRunsOn) {
     const Model model;
     const Parameters<double> parameters = model.network.parameters();
-    const Function<double> loss(model.network,
-                                [&](const Value<double>& x, const Value<double>& y) {
-                                    return cross_entropy(model.mlp.express(x), y);
-                                },
-                                {Argument::Real, Argument::Indices});
+    const Function<double> loss = loss_of(model);
     const Tensor<double> x = rows(6, 11);
     std::size_t calls = 0;
     std::vector<std::size_t> call_of_slot(parameters.size(), 0);
@@ -174,11 +178,7 @@ TEST(Function, AnObserverSeesEveryGradientOnceFinalWhileTheBackwardPassRunsOn) {
 
 TEST(Function, TrainsOnBatchesOfFiftyAndEvaluatesTwoHundredNinetySevenRows) {
     const Model model;
-    const Function<double> loss(model.network,
-                                [&](const Value<double>& x, const Value<double>& y) {
-                                    return cross_entropy(model.mlp.express(x), y);
-                                },
-                                {Argument::Real, Argument::Indices});
+    const Function<double> loss = loss_of(model);
     const Function<double> predict(model.network,
                                    [&](const Value<double>& x) { return model.mlp.express(x); });
 
@@ -227,11 +227,7 @@ TEST(Function, RefusesABodyThatCannotTakeTheDeclaredArguments) {
 
 TEST(Function, RefusesInputsOfAnotherCountAndIndicesThatAreNotIntegers) {
     const Model model;
-    const Function<double> loss(model.network,
-                                [&](const Value<double>& x, const Value<double>& y) {
-                                    return cross_entropy(model.mlp.express(x), y);
-                                },
-                                {Argument::Real, Argument::Indices});
+    const Function<double> loss = loss_of(model);
     const Parameters<double> parameters = model.network.parameters();
     EXPECT_THAT([&] { (void)loss(parameters, rows(2, 1)); },
                 ::testing::ThrowsMessage<FeedError>(HasSubstr(
@@ -263,15 +259,6 @@ TEST(Function, ValueAndGradientsNeedsARankZeroValue) {
 
 Tensor<double> normal(const Shape& shape) {
     return init::normal(1, 1.0).make<double>(shape);
-}
-
-Function<double> loss_of(const Model& model, std::vector<Argument> arguments) {
-    return Function<double>(
-        model.network,
-        [&](const Value<double>& x, const Value<double>& y) {
-            return cross_entropy(model.mlp.express(x), y);
-        },
-        std::move(arguments));
 }
 
 TEST(Function, ACallThatDoesNotFitNamesTheArgumentAndTheShapeTheBodyNeeds) {

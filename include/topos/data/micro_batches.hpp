@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <map>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,6 +68,15 @@ private:
     std::size_t rows_;
     std::size_t count_;
 };
+
+// Rows `range` of every input, views, no copy: each input's first axis must
+// hold the batch's `rows` (Error otherwise: "every input of <step> has the
+// batch's 37 rows first; one is [36, 4]").
+template <Element T>
+std::vector<Tensor<T>> rows_of_inputs(std::span<const Tensor<T>> inputs,
+                                      std::size_t rows,
+                                      BatchRange range,
+                                      std::string_view step);
 
 // The value of the tree's node `node` from the values of nodes that make it
 // up (`known`, keyed by (start, count)): a known node's own value, any other
