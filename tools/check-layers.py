@@ -60,11 +60,12 @@ ALLOWED = {
 # folders may: each folder's seam. Any other header under src/<folder>/ is the
 # folder's own.
 SEAMS = {
-    # core: bf16's arithmetic type, bits, the broadcast rule, number text, the exact
-    # math, regular files, the pool, the shape bound
+    # core: bf16's arithmetic type, bits, the broadcast rule, rounded-up
+    # division, number text, the exact math, regular files, the pool, the shape bound
     "core/arithmetic.hpp": {"graph", "plan", "show"},
     "core/bit_cast.hpp": {"hlo", "kernels", "model", "plan"},
     "core/broadcast_shape.hpp": {"graph"},
+    "core/divide_rounding_up.hpp": {"hlo", "onnx", "pattern"},
     "core/exact_math.hpp": {"kernels", "model", "ops"},
     "core/float_text.hpp": {"data", "hlo", "ops", "show"},
     "core/regular_file.hpp": {"data", "lang", "model", "onnx"},

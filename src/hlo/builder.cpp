@@ -2,6 +2,7 @@
 // StableHLO specification infers, its generic attributes and its pretty syntax.
 #include "hlo/builder.hpp"
 
+#include "core/divide_rounding_up.hpp"
 #include "hlo/literals.hpp"
 #include <topos/core/error.hpp>
 
@@ -260,7 +261,7 @@ HloValue HloBuilder::slice(
     op.attributes.push_back({"start_indices", i64_array(starts)});
     op.attributes.push_back({"limit_indices", i64_array(limits)});
     op.attributes.push_back({"strides", i64_array(strides)});
-    const std::size_t extent = limit > start ? (limit - start + stride - 1) / stride : 0;
+    const std::size_t extent = limit > start ? divide_rounding_up(limit - start, stride) : 0;
     return append(std::move(op), {input.with_extent(axis, extent), module_.type_of(a).element});
 }
 

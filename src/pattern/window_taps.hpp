@@ -3,6 +3,7 @@
 // patterns. Every loop here is one plane (one image, one channel) at a time.
 #pragma once
 
+#include "core/divide_rounding_up.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/fold_row.hpp"
 #include "pattern/structure.hpp"
@@ -120,7 +121,7 @@ void gather_window_row(
                     return 0;
                 }
                 const std::size_t span = position - offset;
-                return g.step[1] == 1 ? span : (span + g.step[1] - 1) / g.step[1];
+                return divide_rounding_up(span, g.step[1]);
             };
             std::size_t first = windows_before(low);
             std::size_t last = windows_before(high);

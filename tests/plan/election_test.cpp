@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -281,6 +282,25 @@ TEST(Election, PatternsPrintTheirKindRootCoverAndFormula) {
         covered.push_back(node.index());
     }
     EXPECT_EQ(covered, (std::vector<std::uint32_t>{3, 4, 5, 6, 9}));
+}
+
+// Windows a stride near SIZE_MAX apart: one window a row, whose taps a fused
+// kernel must place as the unfused nodes do (a rounded-up division that
+// wrapped around once put every tap in the padding).
+TEST(Election, AConvolutionWithAStrideNearSizeMaxReadsItsOneWindowAsTheInterpreterDoes) {
+    Tape<double> tape;
+    auto image = tape.input(init::normal(3, 1.0)(Shape{2, 2, 2, 2}));
+    auto filters = tape.input(init::normal(4, 1.0)(Shape{2, 2, 2, 2}));
+    auto bias = tape.input(Tensor<double>::filled(Shape{2}, 0.5));
+    const std::size_t stride = std::numeric_limits<std::size_t>::max();
+    auto convolved = conv2d(image, filters, bias, stride, 5, 5);
+    ASSERT_EQ(convolved.shape(), (Shape{2, 2, 1, 1}));
+    const Network<double> network = std::move(tape).into_network();
+    const Plan<double> plan = network.entry({convolved}).lower();
+    ASSERT_EQ(plan.patterns().size(), 1U);
+    const auto parameters = network.parameters();
+    EXPECT_TRUE(bit_equal(plan.forward(parameters, {}).of(convolved),
+                          network.forward(parameters, {}).of(convolved)));
 }
 
 }  // namespace

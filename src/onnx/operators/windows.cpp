@@ -2,6 +2,7 @@
 // that slides windows.
 #include "onnx/operators/windows.hpp"
 
+#include "core/divide_rounding_up.hpp"
 #include "onnx/context.hpp"
 
 namespace topos::onnx::detail {
@@ -59,7 +60,7 @@ std::pair<std::size_t, std::size_t> same_padding(std::size_t input,
                                                  std::size_t stride,
                                                  std::size_t span,
                                                  AutoPad mode) {
-    const std::size_t windows = (input + stride - 1) / stride;
+    const std::size_t windows = topos::detail::divide_rounding_up(input, stride);
     const std::size_t reach = windows == 0 ? 0 : (windows - 1) * stride + span;
     return split_padding(reach > input ? reach - input : 0, mode);
 }
