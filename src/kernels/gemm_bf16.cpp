@@ -10,6 +10,7 @@
 #include "kernels/gemm_bf16.hpp"
 
 #include "core/bit_cast.hpp"
+#include "kernels/bf16_rows.hpp"
 #include "kernels/gemm_blocking.hpp"
 #include "kernels/micro_kernel_bf16.hpp"
 #include "kernels/pack_bf16.hpp"
@@ -91,15 +92,6 @@ float* sums_buffer(std::size_t elements) {
         capacity = elements;
     }
     return buffer.get();
-}
-
-// The bits of bf16(value) (to nearest, ties to even; NaN kept quiet), without
-// a branch, so that the loop over a tile's row runs in vector lanes.
-std::uint16_t rounded_bits(float value) {
-    const auto bits = bit_cast<std::uint32_t>(value);
-    const std::uint32_t nearest = (bits + 0x7fffU + ((bits >> 16U) & 1U)) >> 16U;
-    const std::uint32_t quiet_nan = (bits >> 16U) | 0x0040U;
-    return static_cast<std::uint16_t>((bits & 0x7fffffffU) > 0x7f800000U ? quiet_nan : nearest);
 }
 
 // Rounds rows x columns float sums once each into the bf16 result.

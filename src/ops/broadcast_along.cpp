@@ -93,6 +93,7 @@ OpInfo broadcast_along_row() {
             .infer = infer,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower,
             .keeps_a_uniform_fill = true};

@@ -156,9 +156,11 @@ void transpose_rows(const T* in,
                     std::size_t first_row,
                     std::size_t last_row) {
 #if defined(TOPOS_HAS_AVX2_LOOPS)
-    if (runs_avx2_fma()) {
-        transpose_rows_in_tiles(in, out, rows, columns, first_row, last_row);
-        return;
+    if constexpr (ComputeElement<T>) {
+        if (runs_avx2_fma()) {
+            transpose_rows_in_tiles(in, out, rows, columns, first_row, last_row);
+            return;
+        }
     }
 #endif
     // Square blocks, so that both the reads and the writes stay within cache lines.
@@ -181,6 +183,8 @@ template void transpose_rows<float>(
     const float*, float*, std::size_t, std::size_t, std::size_t, std::size_t);
 template void transpose_rows<double>(
     const double*, double*, std::size_t, std::size_t, std::size_t, std::size_t);
+template void transpose_rows<bf16>(
+    const bf16*, bf16*, std::size_t, std::size_t, std::size_t, std::size_t);
 
 namespace {
 namespace permute_op {
@@ -325,6 +329,7 @@ OpInfo permute_row() {
             .infer = infer,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower,
             .identity = identity,

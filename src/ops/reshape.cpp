@@ -47,6 +47,7 @@ OpInfo reshape_row() {
             .infer = infer,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower,
             .identity = identity,

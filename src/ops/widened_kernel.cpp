@@ -4,6 +4,7 @@
 // rounds once to nearest, ties to even. An elementwise node computes each
 // element from the same position of its operands, so it runs in chunks: its
 // float copies stay a few hundred kilobytes however large the tensors.
+#include "kernels/bf16_rows.hpp"
 #include "ops/op_info.hpp"
 
 #include <algorithm>
@@ -14,7 +15,7 @@ namespace topos::detail {
 namespace {
 
 // Elements of an elementwise node widened and computed at once.
-constexpr std::size_t chunk_elements = std::size_t{1} << 16;
+constexpr std::size_t chunk_elements = std::size_t{1} << 13;
 
 // Elements [first, first + count) of `operand` in float, into `widened`.
 View<float> widen(const View<bf16>& operand,
@@ -23,17 +24,12 @@ View<float> widen(const View<bf16>& operand,
                   const Shape* shape,
                   std::vector<float>& widened) {
     widened.resize(count);
-    const bf16* from = operand.data + first;
-    for (std::size_t k = 0; k < count; ++k) {
-        widened[k] = static_cast<float>(from[k]);
-    }
+    widen_row(operand.data + first, count, widened.data());
     return View<float>{widened.data(), shape};
 }
 
 void narrow(const std::vector<float>& result, bf16* out) {
-    for (std::size_t k = 0; k < result.size(); ++k) {
-        out[k] = bf16(result[k]);
-    }
+    round_row(result.data(), result.size(), out);
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ INSTANTIATE_TEST_SUITE_P(EveryComputedOpcode,
                          ::testing::ValuesIn(test::computed_opcodes()),
                          test::opcode_name);
 
-// Elementwise bf16 nodes run in chunks of 2^16 elements; a chunk's bits are
+// Elementwise bf16 nodes run in chunks of 2^13 elements; a chunk's bits are
 // those of the whole tensor's float kernel, rounded.
 TEST(Bf16Contract, ElementwiseNodesPastOneChunkAreTheirFloatKernelRoundedOnce) {
     const Shape shape{3, 70001};
@@ -183,6 +183,28 @@ TEST(Bf16Contract, ElementwiseNodesPastOneChunkAreTheirFloatKernelRoundedOnce) {
         EXPECT_TRUE(bit_equal(run.of(node), contract_value(network.node(node), run)))
             << "node " << node.index();
     }
+}
+
+// Layout nodes move bf16 bits as they are: a signalling NaN stays signalling
+// (widening and rounding would quiet it), everything else is the contract's.
+TEST(Bf16Contract, LayoutNodesMoveEachValuesBitsAsTheyAre) {
+    const std::vector<std::uint16_t> bits{0x7f81, 0xff81, 0x7fc0, 0x3fc0, 0x8000, 0x0001};
+    std::vector<bf16> values;
+    for (const std::uint16_t b : bits) {
+        values.push_back(bf16::from_bits(b));
+    }
+    Tape<bf16> tape;
+    const auto x = tape.input(Tensor<bf16>(Shape{2, 3}, values));
+    const auto moved = x.transpose().reshape(Shape{6}).pad(0, 1, 0).narrow(0, 1, 6);
+    const Network<bf16> network = std::move(tape).into_network();
+    const Tensor<bf16> value = network.forward(network.parameters()).of(moved);
+    const Tensor<bf16> planned =
+        network.entry({moved}).lower().forward(network.parameters(), {}).of(moved);
+    const std::vector<std::uint16_t> transposed{0x7f81, 0x3fc0, 0xff81, 0x8000, 0x7fc0, 0x0001};
+    for (std::size_t k = 0; k < transposed.size(); ++k) {
+        EXPECT_EQ(value.data()[k].bits(), transposed[k]) << "element " << k;
+    }
+    EXPECT_TRUE(bit_equal(planned, value));
 }
 
 TEST(NetworkConvert, KeepsTheGraphAndItsSymbolsAndRoundsEachPayloadOnce) {

@@ -1,0 +1,38 @@
+// Rows of bf16 widened to float and rows of float rounded to bf16, with the
+// bits of bf16's own conversions (exact widening; to nearest, ties to even,
+// NaN kept quiet) but without a branch an element, so that the loops run in
+// vector lanes (the AVX2 copies of kernels/elementwise.hpp where the processor
+// has them): the conversions around every bf16 kernel are these.
+#pragma once
+
+#include "core/bit_cast.hpp"
+#include "kernels/elementwise.hpp"
+#include <topos/core/bf16.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace topos::detail {
+
+// The bits of bf16(value).
+inline std::uint16_t rounded_bits(float value) {
+    const auto bits = bit_cast<std::uint32_t>(value);
+    const std::uint32_t nearest = (bits + 0x7fffU + ((bits >> 16U) & 1U)) >> 16U;
+    const std::uint32_t quiet_nan = (bits >> 16U) | 0x0040U;
+    return static_cast<std::uint16_t>((bits & 0x7fffffffU) > 0x7f800000U ? quiet_nan : nearest);
+}
+
+// to[k] = float(from[k]) for k < count, on the calling thread.
+inline void widen_row(const bf16* from, std::size_t count, float* to) {
+    elementwise_range(0, count, to, [from](std::size_t k) {
+        return bit_cast<float>(static_cast<std::uint32_t>(from[k].bits()) << 16U);
+    });
+}
+
+// to[k] = bf16(from[k]) for k < count, on the calling thread.
+inline void round_row(const float* from, std::size_t count, bf16* to) {
+    elementwise_range(
+        0, count, to, [from](std::size_t k) { return bf16::from_bits(rounded_bits(from[k])); });
+}
+
+}  // namespace topos::detail
