@@ -62,7 +62,7 @@ ALLOWED = {
 SEAMS = {
     # core: bf16's arithmetic type, bits, the broadcast rule, rounded-up
     # division, number text, the exact math, regular files, the pool, the shape bound
-    "core/arithmetic.hpp": {"graph", "plan", "show"},
+    "core/arithmetic.hpp": {"graph", "ops", "plan", "show"},
     "core/bit_cast.hpp": {"hlo", "kernels", "model", "plan"},
     "core/broadcast_shape.hpp": {"graph"},
     "core/divide_rounding_up.hpp": {"hlo", "onnx", "pattern"},

@@ -22,17 +22,24 @@ inline std::uint16_t rounded_bits(float value) {
     return static_cast<std::uint16_t>((bits & 0x7fffffffU) > 0x7f800000U ? quiet_nan : nearest);
 }
 
+// float(value), as the lanes compute it.
+inline float widened_from_bf16(bf16 value) {
+    return bit_cast<float>(static_cast<std::uint32_t>(value.bits()) << 16U);
+}
+
+// bf16(value), as the lanes compute it.
+inline bf16 rounded_to_bf16(float value) {
+    return bf16::from_bits(rounded_bits(value));
+}
+
 // to[k] = float(from[k]) for k < count, on the calling thread.
 inline void widen_row(const bf16* from, std::size_t count, float* to) {
-    elementwise_range(0, count, to, [from](std::size_t k) {
-        return bit_cast<float>(static_cast<std::uint32_t>(from[k].bits()) << 16U);
-    });
+    elementwise_range(0, count, to, [from](std::size_t k) { return widened_from_bf16(from[k]); });
 }
 
 // to[k] = bf16(from[k]) for k < count, on the calling thread.
 inline void round_row(const float* from, std::size_t count, bf16* to) {
-    elementwise_range(
-        0, count, to, [from](std::size_t k) { return bf16::from_bits(rounded_bits(from[k])); });
+    elementwise_range(0, count, to, [from](std::size_t k) { return rounded_to_bf16(from[k]); });
 }
 
 }  // namespace topos::detail

@@ -11,7 +11,7 @@ namespace abs_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return std::fabs(x); });
+    unary_map(operands, out, [](Arithmetic<T> x) { return std::fabs(x); });
 }
 
 // d|a| = sign(a) da (0 at a = 0)
@@ -34,6 +34,7 @@ OpInfo abs_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

@@ -9,7 +9,7 @@ namespace add_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    binary_map(operands, out, [](T a, T b) { return a + b; });
+    binary_map(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a + b; });
 }
 
 // d(a + b) = da + db
@@ -44,6 +44,7 @@ OpInfo add_row() {
             .infer = same_shape_binary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower,
             .identity = identity};

@@ -2,6 +2,8 @@
 // maps over a row's operands (on the loops of kernels/elementwise.hpp).
 #pragma once
 
+#include "core/arithmetic.hpp"
+#include "kernels/bf16_rows.hpp"
 #include "kernels/elementwise.hpp"
 #include "ops/op_info.hpp"
 
@@ -26,18 +28,35 @@ Shape equal_shapes(const ShapeCheck& check);
 // The shape rule of binary elementwise operations: equal shapes, no attributes.
 Shape same_shape_binary(const ShapeCheck& check);
 
+// out[i] = f(x[i]), f taking and returning Arithmetic<T>: for bf16, each
+// operand widened and each result rounded once, element by element in the
+// vector lanes, which are the bits of float's kernel on the widened operands.
 template <Element T, class F>
 void unary_map(std::span<const View<T>> operands, T* out, F f) {
     const T* x = operands[0].data;
-    elementwise(operands[0].shape->elements(), out, [x, f](std::size_t i) { return f(x[i]); });
+    const std::size_t count = operands[0].shape->elements();
+    if constexpr (std::same_as<T, bf16>) {
+        elementwise(count, out, [x, f](std::size_t i) {
+            return rounded_to_bf16(f(widened_from_bf16(x[i])));
+        });
+    } else {
+        elementwise(count, out, [x, f](std::size_t i) { return f(x[i]); });
+    }
 }
 
+// out[i] = f(x[i], y[i]), as unary_map.
 template <Element T, class F>
 void binary_map(std::span<const View<T>> operands, T* out, F f) {
     const T* x = operands[0].data;
     const T* y = operands[1].data;
-    elementwise(
-        operands[0].shape->elements(), out, [x, y, f](std::size_t i) { return f(x[i], y[i]); });
+    const std::size_t count = operands[0].shape->elements();
+    if constexpr (std::same_as<T, bf16>) {
+        elementwise(count, out, [x, y, f](std::size_t i) {
+            return rounded_to_bf16(f(widened_from_bf16(x[i]), widened_from_bf16(y[i])));
+        });
+    } else {
+        elementwise(count, out, [x, y, f](std::size_t i) { return f(x[i], y[i]); });
+    }
 }
 
 }  // namespace topos::detail

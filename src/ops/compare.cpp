@@ -15,24 +15,26 @@ Shape infer(const ShapeCheck& check) {
 
 template <Element T, class Holds>
 void mask(std::span<const View<T>> operands, T* out, Holds holds) {
-    binary_map(operands, out, [&](T a, T b) { return holds(a, b) ? T{1} : T{0}; });
+    binary_map(operands, out, [&](Arithmetic<T> a, Arithmetic<T> b) {
+        return holds(a, b) ? Arithmetic<T>{1} : Arithmetic<T>{0};
+    });
 }
 
 template <Element T>
 void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     switch (node.attributes_as<CompareAttributes>().direction) {
         case Comparison::Equal:
-            return mask(operands, out, [](T a, T b) { return a == b; });
+            return mask(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a == b; });
         case Comparison::NotEqual:
-            return mask(operands, out, [](T a, T b) { return a != b; });
+            return mask(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a != b; });
         case Comparison::Less:
-            return mask(operands, out, [](T a, T b) { return a < b; });
+            return mask(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a < b; });
         case Comparison::LessEqual:
-            return mask(operands, out, [](T a, T b) { return a <= b; });
+            return mask(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a <= b; });
         case Comparison::Greater:
-            return mask(operands, out, [](T a, T b) { return a > b; });
+            return mask(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a > b; });
         case Comparison::GreaterEqual:
-            return mask(operands, out, [](T a, T b) { return a >= b; });
+            return mask(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a >= b; });
     }
 }
 
@@ -76,6 +78,7 @@ OpInfo compare_row() {
             .infer = infer,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

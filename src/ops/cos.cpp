@@ -10,7 +10,7 @@ namespace cos_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return exact::cos(x); });
+    unary_map(operands, out, [](Arithmetic<T> x) { return exact::cos(x); });
 }
 
 // d cos(a) = -sin(a) da
@@ -34,6 +34,7 @@ OpInfo cos_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

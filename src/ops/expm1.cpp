@@ -10,7 +10,7 @@ namespace expm1_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return exact::expm1(x); });
+    unary_map(operands, out, [](Arithmetic<T> x) { return exact::expm1(x); });
 }
 
 // d (e^a - 1) = e^a da = (y + 1) da
@@ -34,6 +34,7 @@ OpInfo expm1_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

@@ -13,7 +13,7 @@ namespace floor_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return std::floor(x); });
+    unary_map(operands, out, [](Arithmetic<T> x) { return std::floor(x); });
 }
 
 // floor is piecewise constant: no derivative flows through it
@@ -34,6 +34,7 @@ OpInfo floor_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

@@ -9,7 +9,10 @@ namespace hardtanh_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return x < T{-1} ? T{-1} : (x > T{1} ? T{1} : x); });
+    unary_map(operands, out, [](Arithmetic<T> x) {
+        return x < Arithmetic<T>{-1} ? Arithmetic<T>{-1}
+                                     : (x > Arithmetic<T>{1} ? Arithmetic<T>{1} : x);
+    });
 }
 
 // d hardtanh(a) = [-1 < a < 1] da (0 at the corners, as in PyTorch)
@@ -40,6 +43,7 @@ OpInfo hardtanh_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

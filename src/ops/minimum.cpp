@@ -9,7 +9,8 @@ namespace minimum_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    binary_map(operands, out, [](T a, T b) { return (a <= b || a != a) ? a : b; });
+    binary_map(
+        operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return (a <= b || a != a) ? a : b; });
 }
 
 // d min(a, b) = [a <= b] da + [a > b] db: a tie sends the whole adjoint to a
@@ -35,6 +36,7 @@ OpInfo minimum_row() {
             .infer = same_shape_binary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

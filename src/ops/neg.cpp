@@ -9,7 +9,7 @@ namespace neg_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return -x; });
+    unary_map(operands, out, [](Arithmetic<T> x) { return -x; });
 }
 
 // d(-a) = -da
@@ -32,6 +32,7 @@ OpInfo neg_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

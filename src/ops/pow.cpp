@@ -10,7 +10,7 @@ namespace pow_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    binary_map(operands, out, [](T a, T b) { return exact::pow(a, b); });
+    binary_map(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return exact::pow(a, b); });
 }
 
 // d a^b = b a^(b - 1) da + a^b log(a) db (the second term needs a > 0)
@@ -39,6 +39,7 @@ OpInfo pow_row() {
             .infer = same_shape_binary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

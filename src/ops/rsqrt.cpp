@@ -11,7 +11,7 @@ namespace rsqrt_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return T{1} / std::sqrt(x); });
+    unary_map(operands, out, [](Arithmetic<T> x) { return Arithmetic<T>{1} / std::sqrt(x); });
 }
 
 // d a^(-1/2) = -a^(-3/2) / 2 da, as -(g y) / (a + a)
@@ -35,6 +35,7 @@ OpInfo rsqrt_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

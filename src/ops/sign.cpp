@@ -9,7 +9,10 @@ namespace sign_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return x > T{0} ? T{1} : (x < T{0} ? T{-1} : x); });
+    unary_map(operands, out, [](Arithmetic<T> x) {
+        return x > Arithmetic<T>{0} ? Arithmetic<T>{1}
+                                    : (x < Arithmetic<T>{0} ? Arithmetic<T>{-1} : x);
+    });
 }
 
 // sign is piecewise constant: no derivative flows through it
@@ -30,6 +33,7 @@ OpInfo sign_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

@@ -12,7 +12,7 @@ namespace silu_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return exact::silu(x); });
+    unary_map(operands, out, [](Arithmetic<T> x) { return exact::silu(x); });
 }
 
 // d silu(a) = (s + y (1 - s)) da with s = sigmoid(a) and y = silu(a)
@@ -45,6 +45,7 @@ OpInfo silu_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

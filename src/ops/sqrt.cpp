@@ -11,7 +11,7 @@ namespace sqrt_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return std::sqrt(x); });
+    unary_map(operands, out, [](Arithmetic<T> x) { return std::sqrt(x); });
 }
 
 // d sqrt(a) = da / (2 sqrt(a)), as g / (y + y)
@@ -34,6 +34,7 @@ OpInfo sqrt_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

@@ -9,7 +9,7 @@ namespace square_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    unary_map(operands, out, [](T x) { return x * x; });
+    unary_map(operands, out, [](Arithmetic<T> x) { return x * x; });
 }
 
 // d a^2 = 2 a da, as g (a + a)
@@ -32,6 +32,7 @@ OpInfo square_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower};
 }

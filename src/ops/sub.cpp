@@ -9,7 +9,7 @@ namespace sub_op {
 
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
-    binary_map(operands, out, [](T a, T b) { return a - b; });
+    binary_map(operands, out, [](Arithmetic<T> a, Arithmetic<T> b) { return a - b; });
 }
 
 // d(a - b) = da - db
@@ -41,6 +41,7 @@ OpInfo sub_row() {
             .infer = same_shape_binary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
             .lower = lower,
             .identity = identity};
