@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 namespace topos::detail {
 
@@ -103,14 +104,22 @@ void elementwise(std::size_t count, T* out, F f) {
 }
 
 // std::copy_n for the runs of the layout kernels, which along an innermost
-// axis are single elements: a call to memmove would cost more than the copy.
+// axis are often a few elements (a window's taps, a single element): below
+// eight, pieces of 4, 2 and 1 elements in fixed-size copies, which compilers
+// inline, where a call to memmove would cost more than the copy.
 template <class T>
 T* copy_run(const T* from, std::size_t count, T* to) {
-    if (count == 1) {
-        *to = *from;
-        return to + 1;
+    if (count >= 8) {
+        return std::copy_n(from, count, to);
     }
-    return std::copy_n(from, count, to);
+    for (const std::size_t part : {std::size_t{4}, std::size_t{2}, std::size_t{1}}) {
+        if ((count & part) != 0) {
+            std::memcpy(static_cast<void*>(to), from, part * sizeof(T));
+            to += part;
+            from += part;
+        }
+    }
+    return to;
 }
 
 // A shape seen as [outer, extent, inner] around one axis.
