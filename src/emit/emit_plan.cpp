@@ -61,6 +61,9 @@ Raising raised_elections(const PlanState<T>& plan,
                          std::vector<bool>& written) {
     const std::size_t count = plan.network->spec.nodes.size();
     Raising raising{std::vector<const Match*>(count, nullptr), std::vector<bool>(count, false)};
+    if constexpr (!ComputeElement<T>) {
+        return raising;  // a bf16 module writes each operation in f32 between converts
+    }
     for (const Election& election : plan.elections) {
         if (!raises(election.match, context)) {
             continue;

@@ -54,7 +54,8 @@ OpInfo max_row() {
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .picks_an_operand_element = true};
 }
 
 }  // namespace topos::detail

@@ -38,7 +38,8 @@ OpInfo minimum_row() {
             .kernel_f64 = kernel<double>,
             .kernel_bf16 = kernel<bf16>,
             .vjp = vjp,
-            .lower = lower};
+            .lower = lower,
+            .picks_an_operand_element = true};
 }
 
 }  // namespace topos::detail

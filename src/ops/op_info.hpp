@@ -296,6 +296,11 @@ struct OpInfo {
     // ([..., m, k] x [..., k, n], each output an fma chain over k), which a
     // backend may run with its own GEMM.
     bool matrix_product = false;
+    // Whether each element of a node's value is one of its operands' elements
+    // (Max, Maximum, Minimum): rounding to a narrower type before it or after it
+    // gives the same bits (a NaN's quiet bit aside, which a last rounding sets
+    // as a first would), so a bf16 plan may fuse it with no rounding inside.
+    bool picks_an_operand_element = false;
     // The transcendental function of the vector lanes an elementwise row's
     // kernel is (exact_map of it), which a backend may compute its own way.
     std::optional<ExactFunction> lane_function = std::nullopt;

@@ -6,6 +6,7 @@
 
 #include "core/thread_pool.hpp"
 #include "graph/node_view.hpp"
+#include "kernels/bf16_rows.hpp"
 #include "ops/op_info.hpp"
 #include "pattern/catalog.hpp"
 #include "run/tally_scope.hpp"
@@ -100,14 +101,54 @@ void compute_kernel(const HostMemory<T>& memory, const Step<T>& step) {
                 memory.address(step.output));
 }
 
+// A bf16 plan elects only matches that round nowhere but at their root
+// (lower.cpp's rounds_only_at_root): the catalog's float kernel runs on the
+// widened inputs and its result rounds once, the contract's value.
+void compute_widened_election(const HostMemory<bf16>& memory, const Step<bf16>& step) {
+    const PlanState<bf16>& plan = memory.plan;
+    const auto e = static_cast<std::size_t>(step.election);
+    const Match& match = plan.elections[e].match;
+    const std::vector<Node>& nodes = plan.graph_nodes();
+    if (!match_runs(match, nodes)) {
+        return;
+    }
+    const ElectionLocations& locations = plan.election_locations[e];
+    thread_local std::vector<std::vector<float>> widened;
+    thread_local std::vector<const float*> inputs;
+    thread_local std::vector<float*> results;
+    widened.resize(locations.inputs.size() + locations.results.size());
+    inputs.clear();
+    results.clear();
+    for (std::size_t i = 0; i < locations.inputs.size(); ++i) {
+        const std::size_t count = nodes[match.inputs[i]].shape().elements();
+        widened[i].resize(count);
+        widen_row(memory.read_address(locations.inputs[i]), count, widened[i].data());
+        inputs.push_back(widened[i].data());
+    }
+    for (std::size_t r = 0; r < locations.results.size(); ++r) {
+        std::vector<float>& sums = widened[locations.inputs.size() + r];
+        sums.resize(locations.results[r] ? nodes[match.results[r]].shape().elements() : 0);
+        results.push_back(locations.results[r] ? sums.data() : nullptr);
+    }
+    run_match<float>(match, inputs, results);
+    for (std::size_t r = 0; r < locations.results.size(); ++r) {
+        if (locations.results[r]) {
+            round_row(results[r],
+                      nodes[match.results[r]].shape().elements(),
+                      memory.address(*locations.results[r]));
+        }
+    }
+}
+
 template <Element T>
 void compute_step(const HostMemory<T>& memory, const Step<T>& step) {
-    // A bf16 plan elects nothing (lower.cpp): its steps are all kernels.
-    if constexpr (ComputeElement<T>) {
-        if (step.election >= 0) {
+    if (step.election >= 0) {
+        if constexpr (ComputeElement<T>) {
             compute_election(memory, step);
-            return;
+        } else {
+            compute_widened_election(memory, step);
         }
+        return;
     }
     compute_kernel(memory, step);
 }

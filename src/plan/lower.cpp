@@ -295,6 +295,24 @@ std::vector<Match> without_host_transposes(std::vector<Match> matches, Numerics 
     return matches;
 }
 
+// Whether a fused kernel's value is the bf16 contract's when it runs in float
+// on the widened inputs and rounds its one result once: every node it covers
+// moves values (a layout node) or picks one of its operands' (Max, Maximum),
+// which rounding leaves as they are (a NaN's quiet bit aside, which the last
+// rounding sets as the first would), except a root that is a matrix product,
+// so no value inside it would round; and only the root is written. The
+// convolution's window products, products with a transposed operand and max
+// pooling are such; a batch norm, a map region, or the image gradient's two
+// folds round inside and run node by node in a bf16 plan.
+bool rounds_only_at_root(const Match& match, const std::vector<Node>& nodes) {
+    return match.results.size() == 1 &&
+           std::all_of(match.nodes.begin(), match.nodes.end(), [&](std::uint32_t index) {
+               const OpInfo& row = op_info(nodes[index].opcode());
+               return row.kind == OpKind::Layout || row.picks_an_operand_element ||
+                      (index == match.root && row.matrix_product);
+           });
+}
+
 // A map region's members run the kernels of the host backends that serve them
 // under these numerics (a Fast plan's approximate transcendentals); each
 // choice is kept for the tally.
@@ -427,15 +445,17 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     const std::vector<bool>& retained = kept.retained;
     plan.readable = declared_values.size();
     plan.schedule = schedule_of(nodes, kept.scheduled);
-    // A bf16 plan runs node by node: a fused kernel would keep its interior
-    // values in float, where the contract rounds each node's value.
-    const bool elects = entry.elects_patterns() && ComputeElement<T>;
+    const bool elects = entry.elects_patterns();
     std::vector<Match> matches;
     if (elects) {
         matches = without_host_transposes(find_matches(nodes, kept.scheduled), entry.numerics());
+        if constexpr (!ComputeElement<T>) {
+            std::erase_if(matches,
+                          [&](const Match& match) { return !rounds_only_at_root(match, nodes); });
+        }
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
-    if (elects) {
+    if (elects && ComputeElement<T>) {
         elect_maps(plan.elections,
                    nodes,
                    plan.schedule,

@@ -207,6 +207,54 @@ TEST(Bf16Contract, LayoutNodesMoveEachValuesBitsAsTheyAre) {
     EXPECT_TRUE(bit_equal(planned, value));
 }
 
+// Whether the plan elected a pattern of this kind.
+bool elects(const Plan<bf16>& plan, PatternKind kind) {
+    return std::any_of(plan.patterns().begin(), plan.patterns().end(), [kind](const Pattern& p) {
+        return p.kind() == kind;
+    });
+}
+
+// A bf16 plan elects the patterns whose fused kernel rounds nowhere but at
+// its root (a convolution's window product, max pooling, a product with a
+// transposed operand): their float kernels on widened inputs, rounded once,
+// give the interpreter's bits forward and backward, and the module they emit
+// is the unfused plan's (each operation in f32 between converts).
+TEST(Bf16Plan, ConvolutionPoolingAndProductsElectTheirPatternsWithTheInterpretersBits) {
+    Tape<float> tape;
+    const auto image = tape.input(init::normal(31, 1.0).make<float>(Shape{4, 2, 6, 6}));
+    const auto filters = tape.parameter(init::normal(32, 0.4).make<float>(Shape{3, 2, 3, 3}));
+    const auto bias = tape.parameter(init::normal(33, 0.1).make<float>(Shape{3}));
+    const auto weights = tape.parameter(init::normal(34, 0.3).make<float>(Shape{27, 5}));
+    const auto pooled = max_pool(conv2d(image, filters, bias, 1, 1).relu(), 2, 2);
+    const auto logits = pooled.reshape(Shape{4, 27}).matmul(weights);
+    const auto loss = (logits * logits).sum();
+    const Network<bf16> network = std::move(tape).into_network().convert<bf16>();
+    const Parameters<bf16> parameters = network.parameters();
+    const topos::Run<bf16> oracle = network.forward(parameters);
+
+    const Entry<bf16> forward = network.entry({logits});
+    const Plan<bf16> forward_plan = forward.lower();
+    EXPECT_TRUE(elects(forward_plan, PatternKind::WindowProduct)) << forward_plan.describe();
+    EXPECT_TRUE(elects(forward_plan, PatternKind::ReduceWindow)) << forward_plan.describe();
+    EXPECT_TRUE(bit_equal(forward_plan.forward(parameters).of(logits), oracle.of(logits)));
+    EXPECT_EQ(forward_plan.emit_stablehlo(),
+              forward.elect_patterns(false).lower().emit_stablehlo());
+
+    Tape<bf16> reopened = network.reopen();
+    const std::vector<Symbol> wrt{image, filters, bias, weights};
+    const Adjoints<bf16> adjoints = reopened.differentiate(reopened.value(loss), wrt);
+    const Network<bf16> with_gradients = std::move(reopened).into_network();
+    const Plan<bf16> gradient_plan = with_gradients.entry(adjoints.roots()).lower();
+    EXPECT_TRUE(elects(gradient_plan, PatternKind::WindowProduct)) << gradient_plan.describe();
+    EXPECT_TRUE(elects(gradient_plan, PatternKind::TransposedProduct)) << gradient_plan.describe();
+    const topos::Run<bf16> planned = gradient_plan.forward(with_gradients.parameters());
+    const Field<bf16> field = oracle.backward(loss);
+    for (const Symbol& operand : wrt) {
+        EXPECT_TRUE(bit_equal(planned.of(adjoints.of(operand)), field.of(operand)))
+            << "operand node " << operand.index();
+    }
+}
+
 TEST(NetworkConvert, KeepsTheGraphAndItsSymbolsAndRoundsEachPayloadOnce) {
     auto [network, w, x, y] = Tape<float>::record([](Tape<float>& tape) {
         auto w = tape.parameter(Tensor<float>({2}, {0.1F, -3.0F}));
