@@ -40,8 +40,9 @@ void widened_kernel(const NodeView& node, std::span<const View<bf16>> operands, 
     std::array<View<float>, max_operands> views{};
     const std::span<const View<float>> widened_views(views.data(), operands.size());
     const OpInfo& row = op_info(node.opcode());
-    const std::size_t total = node.shape().elements();
     if (row.kind == OpKind::Elementwise) {
+        // The operands' elements: a map region runs its members on blocks of them.
+        const std::size_t total = operands[0].shape->elements();
         for (std::size_t first = 0; first < total; first += chunk_elements) {
             const Shape chunk{std::min(chunk_elements, total - first)};
             for (std::size_t i = 0; i < operands.size(); ++i) {
@@ -58,7 +59,7 @@ void widened_kernel(const NodeView& node, std::span<const View<bf16>> operands, 
         views[i] =
             widen(operands[i], 0, operands[i].shape->elements(), operands[i].shape, widened[i]);
     }
-    result.resize(total);
+    result.resize(node.shape().elements());
     row.kernel_f32(node, widened_views, result.data());
     narrow(result, out);
 }

@@ -103,5 +103,6 @@ std::vector<HloValue> raise(HloBuilder& build, const Match& match, const RaiseCo
 
 template void run_match(const Match&, std::span<const float* const>, std::span<float* const>);
 template void run_match(const Match&, std::span<const double* const>, std::span<double* const>);
+template void run_match(const Match&, std::span<const bf16* const>, std::span<bf16* const>);
 
 }  // namespace topos::detail

@@ -54,7 +54,7 @@ struct MapGeometry {
             } else if constexpr (std::same_as<T, double>) {
                 return kernels.f64;
             } else {
-                return nullptr;
+                return kernels.b16;
             }
         }
     };
@@ -308,7 +308,8 @@ Match map_match(const std::vector<Node>& nodes,
             continue;  // a link of a spread chain, read through its head
         }
         const OpInfo& info = op_info(node.opcode());
-        MapGeometry::Member member{&node, {}, {info.kernel_f32, info.kernel_f64}, std::nullopt};
+        MapGeometry::Member member{
+            &node, {}, {info.kernel_f32, info.kernel_f64, info.kernel<bf16>()}, std::nullopt};
         if (is_broadcast(node)) {
             auto [operand, spread] = spread_of(nodes, region, region[position]);
             member.reads[0] = input_read(operand);
@@ -318,7 +319,8 @@ Match map_match(const std::vector<Node>& nodes,
             if (kernels_of) {
                 const MemberKernels picked = kernels_of(node);
                 if (picked.f32 != nullptr && picked.f64 != nullptr) {
-                    member.kernels = picked;
+                    member.kernels.f32 = picked.f32;
+                    member.kernels.f64 = picked.f64;
                 }
             }
             const auto operands = node.operands();
@@ -573,7 +575,8 @@ void map_kernel(const Match& match, std::span<const T* const> inputs, std::span<
 PatternRow map_row() {
     return {.kind = PatternKind::Map,
             .kernel_f32 = map_kernel<float>,
-            .kernel_f64 = map_kernel<double>};
+            .kernel_f64 = map_kernel<double>,
+            .kernel_bf16 = map_kernel<bf16>};
 }
 
 }  // namespace topos::detail

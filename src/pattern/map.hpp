@@ -29,6 +29,7 @@ inline constexpr std::size_t spread_min_elements = 32768;
 struct MemberKernels {
     Kernel<float> f32 = nullptr;
     Kernel<double> f64 = nullptr;
+    Kernel<bf16> b16 = nullptr;
 };
 
 using MemberKernelsOf = std::function<MemberKernels(const Node& member)>;

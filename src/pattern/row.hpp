@@ -52,6 +52,10 @@ struct PatternRow {
     std::optional<Match> (*match)(const SpecView& spec, std::uint32_t root) = nullptr;
     FusedKernel<float> kernel_f32 = nullptr;
     FusedKernel<double> kernel_f64 = nullptr;
+    // A kernel over bf16 values that rounds each covered node's value where
+    // the bf16 contract does (a map region's members, block by block); null
+    // for the rows whose kernels keep interior values in float.
+    FusedKernel<bf16> kernel_bf16 = nullptr;
     // Whether an election of the match is written as one named StableHLO
     // operation (raise); null: never, its members emit their own operations.
     bool (*raises)(const Match& match, const RaiseContext& context) = nullptr;
@@ -72,8 +76,6 @@ struct PatternRow {
     // plan whose build holds a device leaves such a match unelected there.
     bool yields_to_a_device = false;
 
-    // None for bf16: a fused kernel keeps its interior values in float, where
-    // the bf16 contract rounds each node's value.
     template <Element T>
     FusedKernel<T> kernel() const {
         if constexpr (std::same_as<T, float>) {
@@ -81,7 +83,7 @@ struct PatternRow {
         } else if constexpr (std::same_as<T, double>) {
             return kernel_f64;
         } else {
-            return nullptr;
+            return kernel_bf16;
         }
     }
 };

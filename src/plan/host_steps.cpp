@@ -101,7 +101,12 @@ void compute_kernel(const HostMemory<T>& memory, const Step<T>& step) {
                 memory.address(step.output));
 }
 
-// A bf16 plan elects only matches that round nowhere but at their root
+// Whether an election's row has a kernel over bf16 values (a map region).
+bool runs_in_bf16(const Election& election) {
+    return pattern_row(election.match.kind).kernel_bf16 != nullptr;
+}
+
+// The other matches a bf16 plan elects round nowhere but at their root
 // (lower.cpp's rounds_only_at_root): the catalog's float kernel runs on the
 // widened inputs and its result rounds once, the contract's value.
 void compute_widened_election(const HostMemory<bf16>& memory, const Step<bf16>& step) {
@@ -143,11 +148,13 @@ void compute_widened_election(const HostMemory<bf16>& memory, const Step<bf16>& 
 template <Element T>
 void compute_step(const HostMemory<T>& memory, const Step<T>& step) {
     if (step.election >= 0) {
-        if constexpr (ComputeElement<T>) {
-            compute_election(memory, step);
-        } else {
-            compute_widened_election(memory, step);
+        if constexpr (!ComputeElement<T>) {
+            if (!runs_in_bf16(memory.plan.elections[static_cast<std::size_t>(step.election)])) {
+                compute_widened_election(memory, step);
+                return;
+            }
         }
+        compute_election(memory, step);
         return;
     }
     compute_kernel(memory, step);

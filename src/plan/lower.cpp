@@ -302,8 +302,9 @@ std::vector<Match> without_host_transposes(std::vector<Match> matches, Numerics 
 // rounding sets as the first would), except a root that is a matrix product,
 // so no value inside it would round; and only the root is written. The
 // convolution's window products, products with a transposed operand and max
-// pooling are such; a batch norm, a map region, or the image gradient's two
-// folds round inside and run node by node in a bf16 plan.
+// pooling are such; a batch norm or the image gradient's two folds round
+// inside and run node by node in a bf16 plan. (Map regions are grown apart,
+// and their bf16 kernel rounds each member's block as its node would.)
 bool rounds_only_at_root(const Match& match, const std::vector<Node>& nodes) {
     return match.results.size() == 1 &&
            std::all_of(match.nodes.begin(), match.nodes.end(), [&](std::uint32_t index) {
@@ -455,7 +456,7 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
         }
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);
-    if (elects && ComputeElement<T>) {
+    if (elects) {
         elect_maps(plan.elections,
                    nodes,
                    plan.schedule,

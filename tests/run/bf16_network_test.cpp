@@ -255,6 +255,23 @@ TEST(Bf16Plan, ConvolutionPoolingAndProductsElectTheirPatternsWithTheInterpreter
     }
 }
 
+// A map region in a bf16 plan runs its members block by block, each block
+// rounded as its node's value would be: the interpreter's bits, where one
+// float pass over the region would round only its root.
+TEST(Bf16Plan, AMapRegionRoundsEachMembersValueAsItsNodeWould) {
+    const Shape shape{64, 40};
+    Tape<bf16> tape;
+    const auto x = tape.input(init::normal(41, 1.0).make<float>(shape).convert<bf16>());
+    const auto a = tape.input(init::normal(42, 1.0).make<float>(shape).convert<bf16>());
+    const auto b = tape.input(init::normal(43, 1.0).make<float>(shape).convert<bf16>());
+    const auto y = (((x * a + b).tanh() * x - a) / (b * b + x.square())).maximum(x);
+    const Network<bf16> network = std::move(tape).into_network();
+    const Plan<bf16> plan = network.entry({y}).lower();
+    EXPECT_TRUE(elects(plan, PatternKind::Map)) << plan.describe();
+    EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(y),
+                          network.forward(network.parameters()).of(y)));
+}
+
 TEST(NetworkConvert, KeepsTheGraphAndItsSymbolsAndRoundsEachPayloadOnce) {
     auto [network, w, x, y] = Tape<float>::record([](Tape<float>& tape) {
         auto w = tape.parameter(Tensor<float>({2}, {0.1F, -3.0F}));
