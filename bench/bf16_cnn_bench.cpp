@@ -71,19 +71,11 @@ void time_steps(benchmark::State& state, const Step& step) {
     }
 }
 
-void float_step(benchmark::State& state) {
+// A Function's step: in float, or with its products in `products`.
+void function_step(benchmark::State& state, std::optional<ElementType> products) {
     const DigitsCnn cnn;
     const Batch data;
-    const Function<float> loss = cnn.loss(std::nullopt);
-    const Parameters<float> parameters = cnn.model.parameters();
-    time_steps(state,
-               [&] { return loss.value_and_gradients(parameters, data.images, data.labels); });
-}
-
-void bf16_products_step(benchmark::State& state) {
-    const DigitsCnn cnn;
-    const Batch data;
-    const Function<float> loss = cnn.loss(ElementType::BF16);
+    const Function<float> loss = cnn.loss(products);
     const Parameters<float> parameters = cnn.model.parameters();
     time_steps(state,
                [&] { return loss.value_and_gradients(parameters, data.images, data.labels); });
@@ -99,6 +91,6 @@ void bf16_everywhere_step(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(float_step)->Unit(benchmark::kMicrosecond);
-BENCHMARK(bf16_products_step)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(function_step, float, std::nullopt)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(function_step, bf16_products, ElementType::BF16)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bf16_everywhere_step)->Unit(benchmark::kMicrosecond);
