@@ -232,7 +232,7 @@ TEST(Bf16Plan, ConvolutionPoolingAndProductsElectTheirPatternsWithTheInterpreter
     const Parameters<bf16> parameters = network.parameters();
     const topos::Run<bf16> oracle = network.forward(parameters);
 
-    const Entry<bf16> forward = network.entry({logits});
+    const Entry<bf16> forward = network.entry({logits}).numerics(Numerics::Exact);
     const Plan<bf16> forward_plan = forward.lower();
     EXPECT_TRUE(elects(forward_plan, PatternKind::WindowProduct)) << forward_plan.describe();
     EXPECT_TRUE(elects(forward_plan, PatternKind::ReduceWindow)) << forward_plan.describe();
@@ -244,7 +244,8 @@ TEST(Bf16Plan, ConvolutionPoolingAndProductsElectTheirPatternsWithTheInterpreter
     const std::vector<Symbol> wrt{image, filters, bias, weights};
     const Adjoints<bf16> adjoints = reopened.differentiate(reopened.value(loss), wrt);
     const Network<bf16> with_gradients = std::move(reopened).into_network();
-    const Plan<bf16> gradient_plan = with_gradients.entry(adjoints.roots()).lower();
+    const Plan<bf16> gradient_plan =
+        with_gradients.entry(adjoints.roots()).numerics(Numerics::Exact).lower();
     EXPECT_TRUE(elects(gradient_plan, PatternKind::WindowProduct)) << gradient_plan.describe();
     EXPECT_TRUE(elects(gradient_plan, PatternKind::TransposedProduct)) << gradient_plan.describe();
     const topos::Run<bf16> planned = gradient_plan.forward(with_gradients.parameters());
@@ -266,7 +267,7 @@ TEST(Bf16Plan, AMapRegionRoundsEachMembersValueAsItsNodeWould) {
     const auto b = tape.input(init::normal(43, 1.0).make<float>(shape).convert<bf16>());
     const auto y = (((x * a + b).tanh() * x - a) / (b * b + x.square())).maximum(x);
     const Network<bf16> network = std::move(tape).into_network();
-    const Plan<bf16> plan = network.entry({y}).lower();
+    const Plan<bf16> plan = network.entry({y}).numerics(Numerics::Exact).lower();
     EXPECT_TRUE(elects(plan, PatternKind::Map)) << plan.describe();
     EXPECT_TRUE(bit_equal(plan.forward(network.parameters()).of(y),
                           network.forward(network.parameters()).of(y)));
