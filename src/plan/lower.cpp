@@ -314,6 +314,24 @@ bool rounds_only_at_root(const Match& match, const std::vector<Node>& nodes) {
            });
 }
 
+// Whether widening a match's inputs costs less than the values it keeps from
+// being written: its covered nodes but the root must hold more elements than
+// its inputs. A window product's windows are many times its image; a product
+// with a transposed operand would widen the whole operand (a weight matrix,
+// at twice its bytes) to save one permute of it, which in bf16 moves 16-bit
+// values, so it runs node by node.
+bool saves_more_than_it_widens(const Match& match, const std::vector<Node>& nodes) {
+    std::size_t widened = 0;
+    for (const std::uint32_t input : match.inputs) {
+        widened += nodes[input].shape().elements();
+    }
+    std::size_t saved = 0;
+    for (const std::uint32_t index : match.nodes) {
+        saved += index == match.root ? 0 : nodes[index].shape().elements();
+    }
+    return saved > widened;
+}
+
 // A map region's members run the kernels of the host backends that serve them
 // under these numerics (a Fast plan's approximate transcendentals); each
 // choice is kept for the tally.
@@ -451,8 +469,10 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     if (elects) {
         matches = without_host_transposes(find_matches(nodes, kept.scheduled), entry.numerics());
         if constexpr (!ComputeElement<T>) {
-            std::erase_if(matches,
-                          [&](const Match& match) { return !rounds_only_at_root(match, nodes); });
+            std::erase_if(matches, [&](const Match& match) {
+                return !rounds_only_at_root(match, nodes) ||
+                       !saves_more_than_it_widens(match, nodes);
+            });
         }
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);

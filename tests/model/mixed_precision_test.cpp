@@ -92,10 +92,10 @@ TEST(MixedPrecision, CompilesOneBf16PlanPerPostureAndShape) {
     (void)mixed.value_and_gradients(master, small.rows, small.labels);
     EXPECT_EQ(mixed.function().compiled(), 2U);
     const Plan<bf16> plan = mixed.gradient_plan({Shape{6, 4}, Shape{6}});
-    // Only the product with a transposed operand fuses: it rounds at its root alone.
-    for (const Pattern& pattern : plan.patterns()) {
-        EXPECT_EQ(pattern.kind(), PatternKind::TransposedProduct) << plan.describe();
-    }
+    // An MLP's bf16 plan fuses nothing: its products with a transposed operand
+    // would widen the whole operand, and its elementwise runs are too short
+    // for a map region.
+    EXPECT_TRUE(plan.patterns().empty()) << plan.describe();
     EXPECT_THAT(plan.emit_stablehlo(), HasSubstr("tensor<6x4xbf16>"));
 }
 
