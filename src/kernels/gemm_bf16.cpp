@@ -9,7 +9,6 @@
 // product (k-pair panels, vdpbf16ps).
 #include "kernels/gemm_bf16.hpp"
 
-#include "core/bit_cast.hpp"
 #include "kernels/bf16_rows.hpp"
 #include "kernels/gemm_blocking.hpp"
 #include "kernels/micro_kernel_bf16.hpp"
@@ -101,16 +100,8 @@ void round_tile(const float* sums,
                 std::size_t c_row_stride,
                 std::size_t rows,
                 std::size_t columns) {
-    std::array<std::uint16_t, largest_tile> bits{};
     for (std::size_t r = 0; r < rows; ++r) {
-        const float* from = sums + r * sums_row_stride;
-        for (std::size_t j = 0; j < columns; ++j) {
-            bits[j] = rounded_bits(from[j]);
-        }
-        bf16* to = c + r * c_row_stride;
-        for (std::size_t j = 0; j < columns; ++j) {
-            to[j] = bf16::from_bits(bits[j]);
-        }
+        round_row(sums + r * sums_row_stride, columns, c + r * c_row_stride);
     }
 }
 

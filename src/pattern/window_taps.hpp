@@ -47,23 +47,11 @@ void gather_taps(
 template <Element T>
 inline constexpr std::size_t piece_elements = 32 / sizeof(T);
 
-// Fewer than piece_elements<T> elements: pieces of 4, 2 and 1.
-template <Element T>
-void copy_shorter_than_a_piece(const T* from, std::size_t count, T* to) {
-    for (const std::size_t part : {std::size_t{4}, std::size_t{2}, std::size_t{1}}) {
-        if ((count & part) != 0) {
-            std::memcpy(to, from, part * sizeof(T));
-            to += part;
-            from += part;
-        }
-    }
-}
-
 template <Element T>
 void copy_short(const T* from, std::size_t count, T* to) {
     constexpr std::size_t piece = piece_elements<T>;
     if (count < piece) {
-        copy_shorter_than_a_piece(from, count, to);
+        copy_run(from, count, to);
         return;
     }
     for (std::size_t i = 0; i + piece < count; i += piece) {
@@ -77,7 +65,7 @@ void zero_short(T* to, std::size_t count) {
     static constexpr T zeros[piece_elements<T>] = {};
     constexpr std::size_t piece = piece_elements<T>;
     if (count < piece) {
-        copy_shorter_than_a_piece(zeros, count, to);
+        copy_run(zeros, count, to);
         return;
     }
     for (std::size_t i = 0; i + piece < count; i += piece) {
