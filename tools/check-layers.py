@@ -73,7 +73,7 @@ SEAMS = {
     "core/tensor_access.hpp": {"model", "plan"},
     "core/thread_pool.hpp": {"backend", "data", "kernels", "pattern", "plan"},
     # kernels: what the rows, the fused kernels and the plan's loops call
-    "kernels/bf16_rows.hpp": {"ops", "plan"},
+    "kernels/bf16_rows.hpp": {"ops", "pattern", "plan"},
     "kernels/direct_convolution.hpp": {"pattern"},
     "kernels/elementwise.hpp": {"model", "ops", "pattern", "plan"},
     "kernels/fast_transcendental.hpp": {"backend"},

@@ -42,4 +42,13 @@ inline void round_row(const float* from, std::size_t count, bf16* to) {
     elementwise_range(0, count, to, [from](std::size_t k) { return rounded_to_bf16(from[k]); });
 }
 
+// values[k] = float(bf16(values[k])) for k < count, on the calling thread: each
+// value rounded as a bf16 node's value is, and read back widened, for a
+// kernel that computes a bf16 plan's values in float.
+inline void round_in_float(float* values, std::size_t count) {
+    elementwise_range(0, count, values, [values](std::size_t k) {
+        return bit_cast<float>(static_cast<std::uint32_t>(rounded_bits(values[k])) << 16U);
+    });
+}
+
 }  // namespace topos::detail

@@ -56,6 +56,33 @@ TOPOS_AVX512 __m512d tap_row_sums(
     return sums;
 }
 
+// float(bf16(value)) in each lane, with kernels/bf16_rows.hpp's bits: to
+// nearest, ties to even, a NaN quieted (vcvtneps2bf16 would flush subnormals).
+TOPOS_AVX512 __m512 rounded_to_bf16(__m512 values) {
+    const __m512i bits = _mm512_castps_si512(values);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    const __m512i nearest =
+        _mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), odd);
+    const __mmask16 nan = _mm512_cmp_ps_mask(values, values, _CMP_UNORD_Q);
+    const __m512i quiet = _mm512_or_si512(bits, _mm512_set1_epi32(0x00400000));
+    const __m512i chosen = _mm512_mask_mov_epi32(nearest, nan, quiet);
+    return _mm512_castsi512_ps(
+        _mm512_and_si512(chosen, _mm512_set1_epi32(static_cast<int>(0xffff0000U))));
+}
+
+// Tap row kh's sums along W, rounded to bf16 where the kernel computes a bf16
+// plan's values in float.
+template <bool rounds_to_bf16>
+TOPOS_AVX512 __m512 first_fold_sums(
+    const FoldRowShape& s, const float* taps, std::size_t stride, std::size_t kh, __m512i lane) {
+    const __m512 sums = tap_row_sums(s, taps, stride, kh, lane);
+    if constexpr (rounds_to_bf16) {
+        return rounded_to_bf16(sums);
+    }
+    return sums;
+}
+
+template <bool rounds_to_bf16>
 TOPOS_AVX512 void fold_row_float(const FoldRowShape& s,
                                  const float* taps,
                                  std::size_t stride,
@@ -64,7 +91,7 @@ TOPOS_AVX512 void fold_row_float(const FoldRowShape& s,
     const __mmask16 image = first_lanes(s.width);
     const __m512i from_padded = _mm512_add_epi32(lane, _mm512_set1_epi32(int(s.pad_left)));
     for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
-        const __m512 sums = tap_row_sums(s, taps, stride, kh, lane);
+        const __m512 sums = first_fold_sums<rounds_to_bf16>(s, taps, stride, kh, lane);
         if (float* row = rows[kh]) {
             const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
             _mm512_mask_storeu_ps(
@@ -96,6 +123,7 @@ TOPOS_AVX512 void fold_row_double(const FoldRowShape& s,
 // masked load after it would stall.
 inline constexpr std::size_t most_plane_rows = 32;
 
+template <bool rounds_to_bf16>
 TOPOS_AVX512 void fold_plane_float(const FoldPlaneShape& s,
                                    const float* taps,
                                    std::size_t stride,
@@ -114,7 +142,8 @@ TOPOS_AVX512 void fold_plane_float(const FoldPlaneShape& s,
             if (y < s.pad_top || y - s.pad_top >= s.image_rows) {
                 continue;
             }
-            const __m512 sums = tap_row_sums(r, taps + oh * r.windows, stride, kh, lane);
+            const __m512 sums =
+                first_fold_sums<rounds_to_bf16>(r, taps + oh * r.windows, stride, kh, lane);
             float* row = rows[y - s.pad_top];
             const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
             _mm512_store_ps(row, _mm512_add_ps(_mm512_load_ps(row), onto));
@@ -156,15 +185,28 @@ TOPOS_AVX512 void fold_plane_double(const FoldPlaneShape& s,
 }
 #endif
 
+// Whether the lanes hold a row of `shape` on `isa`.
+template <Element T>
+bool fits_in_lanes([[maybe_unused]] Isa isa, [[maybe_unused]] const FoldRowShape& shape) {
+#if defined(TOPOS_FOLD_ROW_LANES)
+    constexpr std::size_t lanes = 64 / sizeof(T);
+    return isa == Isa::Avx512 && shape.windows > 0 && shape.kernel_columns > 0 &&
+           shape.windows + shape.kernel_columns - 1 <= lanes &&
+           shape.pad_left + shape.width <= lanes;
+#else
+    return false;
+#endif
+}
+
 }  // namespace
 
 template <Element T>
 FoldPlane<T> fold_plane_kernel([[maybe_unused]] Isa isa,
                                [[maybe_unused]] const FoldPlaneShape& shape) {
 #if defined(TOPOS_FOLD_ROW_LANES)
-    if (fold_row_kernel<T>(isa, shape.row) != nullptr && shape.image_rows <= most_plane_rows) {
+    if (fits_in_lanes<T>(isa, shape.row) && shape.image_rows <= most_plane_rows) {
         if constexpr (sizeof(T) == 4) {
-            return fold_plane_float;
+            return fold_plane_float<false>;
         } else {
             return fold_plane_double;
         }
@@ -176,16 +218,32 @@ FoldPlane<T> fold_plane_kernel([[maybe_unused]] Isa isa,
 template <Element T>
 FoldRow<T> fold_row_kernel([[maybe_unused]] Isa isa, [[maybe_unused]] const FoldRowShape& shape) {
 #if defined(TOPOS_FOLD_ROW_LANES)
-    constexpr std::size_t lanes = 64 / sizeof(T);
-    const bool fits = shape.windows > 0 && shape.kernel_columns > 0 &&
-                      shape.windows + shape.kernel_columns - 1 <= lanes &&
-                      shape.pad_left + shape.width <= lanes;
-    if (isa == Isa::Avx512 && fits) {
+    if (fits_in_lanes<T>(isa, shape)) {
         if constexpr (sizeof(T) == 4) {
-            return fold_row_float;
+            return fold_row_float<false>;
         } else {
             return fold_row_double;
         }
+    }
+#endif
+    return nullptr;
+}
+
+FoldPlane<float> fold_plane_kernel_rounding_to_bf16([[maybe_unused]] Isa isa,
+                                                    [[maybe_unused]] const FoldPlaneShape& shape) {
+#if defined(TOPOS_FOLD_ROW_LANES)
+    if (fits_in_lanes<float>(isa, shape.row) && shape.image_rows <= most_plane_rows) {
+        return fold_plane_float<true>;
+    }
+#endif
+    return nullptr;
+}
+
+FoldRow<float> fold_row_kernel_rounding_to_bf16([[maybe_unused]] Isa isa,
+                                                [[maybe_unused]] const FoldRowShape& shape) {
+#if defined(TOPOS_FOLD_ROW_LANES)
+    if (fits_in_lanes<float>(isa, shape)) {
+        return fold_row_float<true>;
     }
 #endif
     return nullptr;

@@ -55,4 +55,11 @@ using FoldPlane = void (*)(const FoldPlaneShape& shape, const T* taps, std::size
 template <Element T>
 FoldPlane<T> fold_plane_kernel(Isa isa, const FoldPlaneShape& shape);
 
+// The float kernels of a bf16 plan's election computed in float: the same
+// sums, each tap row's sums along W (the first Fold's values) rounded to
+// bf16's precision, kept in float, before they are added onto the image rows.
+// Null where fold_row_kernel<float> and fold_plane_kernel<float> are.
+FoldRow<float> fold_row_kernel_rounding_to_bf16(Isa isa, const FoldRowShape& shape);
+FoldPlane<float> fold_plane_kernel_rounding_to_bf16(Isa isa, const FoldPlaneShape& shape);
+
 }  // namespace topos::detail

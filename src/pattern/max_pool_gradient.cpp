@@ -15,7 +15,9 @@
 // turning -0 into +0, and the Folds add each tap to a sum that starts at +0
 // and so is never -0, where adding -0 or +0 gives the same bits. The match
 // covers the pooling's own windows, taps and running maxima as interior
-// values, so the forward ReduceWindow election can fuse them too.
+// values, so the forward ReduceWindow election can fuse them too. In a bf16
+// plan every value routed is a tap of the pooled gradient or zero, which
+// rounding keeps; only the first Fold's sums, where windows overlap, round.
 #include "pattern/catalog.hpp"
 #include "pattern/window_taps.hpp"
 
@@ -272,7 +274,7 @@ TilingKernel<T> tiling_kernel(const WindowGeometry& g) {
 // routing's loops run long even over small images.
 constexpr std::size_t windows_per_block = 256;
 
-template <Element T>
+template <Element T, Interior interior = Interior::AsComputed>
 void max_pool_gradient_kernel(const Match& match,
                               std::span<const T* const> inputs,
                               std::span<T* const> results) {
@@ -313,7 +315,7 @@ void max_pool_gradient_kernel(const Match& match,
             zero_short(out, plane);
             for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
                 const T* row = parts + p * g.outputs() + oh * g.count[1];
-                fold_window_row(g, geometry.folded_width, oh, row, windows, line, out);
+                fold_window_row<T, interior>(g, geometry.folded_width, oh, row, windows, line, out);
             }
         }
     });
@@ -326,7 +328,8 @@ PatternRow max_pool_gradient_row() {
     return {.kind = PatternKind::MaxPoolGradient,
             .match = match_max_pool_gradient,
             .kernel_f32 = max_pool_gradient_kernel<float>,
-            .kernel_f64 = max_pool_gradient_kernel<double>};
+            .kernel_f64 = max_pool_gradient_kernel<double>,
+            .kernel_bf16_in_float = max_pool_gradient_kernel<float, Interior::RoundedToBf16>};
 }
 
 }  // namespace topos::detail

@@ -56,6 +56,13 @@ struct PatternRow {
     // the bf16 contract does (a map region's members, block by block); null
     // for the rows whose kernels keep interior values in float.
     FusedKernel<bf16> kernel_bf16 = nullptr;
+    // For a row whose kernel keeps interior values in float: the float kernel
+    // over a bf16 plan's widened inputs, each interior value rounded to bf16
+    // (and kept in float) where the contract rounds its node's value, so that
+    // its results, rounded once more as they are written, are the contract's.
+    // Null where no such kernel exists; a bf16 plan then elects the row only
+    // where every value inside its matches is exact in bf16 (lower.cpp).
+    FusedKernel<float> kernel_bf16_in_float = nullptr;
     // Whether an election of the match is written as one named StableHLO
     // operation (raise); null: never, its members emit their own operations.
     bool (*raises)(const Match& match, const RaiseContext& context) = nullptr;

@@ -11,7 +11,9 @@
 // product in too: the kernel computes each image's M^T = W G^T with the
 // exact GEMM (the same products added in the same order, so M's bits), whose
 // rows are the taps of a window row laid out contiguously, and folds them
-// from cache.
+// from cache. A bf16 plan's election runs the float kernel on the widened
+// inputs with the contract's roundings inside: the product's values and the
+// first Fold's, each rounded to bf16 as its node's value is.
 #include "core/thread_pool.hpp"
 #include "kernels/gemm.hpp"
 #include "pattern/catalog.hpp"
@@ -120,7 +122,7 @@ std::size_t images_per_block(const WindowGeometry& g) {
 
 // The product form: a block of images at a time, their M^T computed, then
 // each of their planes folded from M^T's rows.
-template <Element T>
+template <Element T, Interior interior>
 void fold_products(const WindowFoldGeometry& geometry,
                    std::span<const T* const> inputs,
                    T* result) {
@@ -139,11 +141,14 @@ void fold_products(const WindowFoldGeometry& geometry,
         T* transposed = scratch.data();
         T* line = transposed + depth * windows;
         transposed_taps(geometry, inputs, first, count, transposed);
+        if constexpr (interior == Interior::RoundedToBf16) {
+            round_in_float(transposed, depth * windows);
+        }
         for (std::size_t image = 0; image < count; ++image) {
             for (std::size_t c = 0; c < g.channels; ++c) {
                 T* out = result + ((first + image) * g.channels + c) * plane;
                 const T* taps = transposed + c * g.taps() * windows + image * g.outputs();
-                fold_window_plane(g, geometry.folded_width, taps, windows, line, out);
+                fold_window_plane<T, interior>(g, geometry.folded_width, taps, windows, line, out);
             }
         }
     });
@@ -151,7 +156,7 @@ void fold_products(const WindowFoldGeometry& geometry,
 
 // Plane (n, c) reads, from row (n, oh, ow) of the product, its taps (kh, kw)
 // at columns (c, kh, kw), a row of windows at a time.
-template <Element T>
+template <Element T, Interior interior = Interior::AsComputed>
 void window_fold_kernel(const Match& match,
                         std::span<const T* const> inputs,
                         std::span<T* const> results) {
@@ -161,7 +166,7 @@ void window_fold_kernel(const Match& match,
         return;  // an empty image gradient
     }
     if (geometry.product) {
-        fold_products(geometry, inputs, results[0]);
+        fold_products<T, interior>(geometry, inputs, results[0]);
         return;
     }
     const WindowGeometry& g = geometry.window;
@@ -183,7 +188,7 @@ void window_fold_kernel(const Match& match,
                     taps[k * g.count[1] + ow] = window[k];
                 }
             }
-            fold_window_row(g, geometry.folded_width, oh, taps, g.count[1], line, out);
+            fold_window_row<T, interior>(g, geometry.folded_width, oh, taps, g.count[1], line, out);
         }
     });
 }
@@ -196,6 +201,7 @@ PatternRow window_fold_row() {
             .match = match_window_fold,
             .kernel_f32 = window_fold_kernel<float>,
             .kernel_f64 = window_fold_kernel<double>,
+            .kernel_bf16_in_float = window_fold_kernel<float, Interior::RoundedToBf16>,
             .splits_the_pool = true};
 }
 

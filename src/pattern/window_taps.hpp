@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/divide_rounding_up.hpp"
+#include "kernels/bf16_rows.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/fold_row.hpp"
 #include "pattern/structure.hpp"
@@ -11,10 +12,21 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstring>
 
 namespace topos::detail {
+
+// Where a fused kernel rounds the values inside it: as its element type
+// computes them (every plan of float or double), or also to bf16's precision,
+// kept in float, wherever the bf16 contract rounds a covered node's value (a
+// bf16 plan's election computed in float on its widened inputs, whose results
+// round once more as they are written).
+enum class Interior {
+    AsComputed,
+    RoundedToBf16
+};
 
 // The Maximum opcode's rule: the first operand unless the second is greater,
 // and a NaN first operand wins.
@@ -184,7 +196,7 @@ void gather_unit_step_rows(const WindowGeometry& g,
 
 // fold_window_row by the vector kernel of kernels/fold_row.hpp, where one
 // fits (unit steps, rows of at most one vector): whether it ran.
-template <Element T>
+template <Element T, Interior interior>
 bool fold_window_row_in_lanes(
     const WindowGeometry& g, std::size_t oh, const T* taps, std::size_t stride, T* out) {
     constexpr std::size_t most_rows = 8;
@@ -192,7 +204,12 @@ bool fold_window_row_in_lanes(
     if (!unit_steps(g) || g.size[0] > most_rows) {
         return false;
     }
-    const FoldRow<T> fold = fold_row_kernel<T>(isa(), shape);
+    FoldRow<T> fold = nullptr;
+    if constexpr (interior == Interior::RoundedToBf16) {
+        fold = fold_row_kernel_rounding_to_bf16(isa(), shape);
+    } else {
+        fold = fold_row_kernel<T>(isa(), shape);
+    }
     if (fold == nullptr) {
         return false;
     }
@@ -215,8 +232,9 @@ bool fold_window_row_in_lanes(
 //    ascending, from +0, so the caller zeroes `out` (the cropped
 //    [extent[0], extent[1]] plane) and folds rows oh = 0, 1, ... in order.
 // Tap (kh, kw) of window ow is taps[(kh * size[1] + kw) * stride + ow];
-// `line` has room for size[0] * folded_width elements.
-template <Element T>
+// `line` has room for size[0] * folded_width elements. RoundedToBf16 rounds
+// the sums along W, the first Fold's values, before they are added along H.
+template <Element T, Interior interior = Interior::AsComputed>
 void fold_window_row(const WindowGeometry& g,
                      std::size_t folded_width,
                      std::size_t oh,
@@ -224,7 +242,8 @@ void fold_window_row(const WindowGeometry& g,
                      std::size_t stride,
                      T* line,
                      T* out) {
-    if (fold_window_row_in_lanes(g, oh, taps, stride, out)) {
+    static_assert(interior == Interior::AsComputed || std::same_as<T, float>);
+    if (fold_window_row_in_lanes<T, interior>(g, oh, taps, stride, out)) {
         return;
     }
     const std::size_t windows = g.count[1];
@@ -245,6 +264,9 @@ void fold_window_row(const WindowGeometry& g,
             }
         }
     }
+    if constexpr (interior == Interior::RoundedToBf16) {
+        round_in_float(line, g.size[0] * folded_width);
+    }
     for (std::size_t kh = 0; kh < g.size[0]; ++kh) {
         const std::size_t y = oh * g.step[0] + kh * g.dilation[0];
         if (y < g.pad_before[0] || y - g.pad_before[0] >= g.extent[0]) {
@@ -262,7 +284,7 @@ void fold_window_row(const WindowGeometry& g,
 // does row after row onto the zeroed plane: tap (kh, kw) of window (oh, ow)
 // at taps[(kh * size[1] + kw) * stride + oh * count[1] + ow]. By the plane
 // kernel of kernels/fold_row.hpp where one fits.
-template <Element T>
+template <Element T, Interior interior = Interior::AsComputed>
 void fold_window_plane(const WindowGeometry& g,
                        std::size_t folded_width,
                        const T* taps,
@@ -274,14 +296,21 @@ void fold_window_plane(const WindowGeometry& g,
                                    g.count[0],
                                    g.pad_before[0],
                                    g.extent[0]};
-        if (const FoldPlane<T> fold = fold_plane_kernel<T>(isa(), shape)) {
+        FoldPlane<T> fold = nullptr;
+        if constexpr (interior == Interior::RoundedToBf16) {
+            fold = fold_plane_kernel_rounding_to_bf16(isa(), shape);
+        } else {
+            fold = fold_plane_kernel<T>(isa(), shape);
+        }
+        if (fold != nullptr) {
             fold(shape, taps, stride, out);
             return;
         }
     }
     zero_short(out, g.extent[0] * g.extent[1]);
     for (std::size_t oh = 0; oh < g.count[0]; ++oh) {
-        fold_window_row(g, folded_width, oh, taps + oh * g.count[1], stride, line, out);
+        fold_window_row<T, interior>(
+            g, folded_width, oh, taps + oh * g.count[1], stride, line, out);
     }
 }
 

@@ -106,9 +106,11 @@ bool runs_in_bf16(const Election& election) {
     return pattern_row(election.match.kind).kernel_bf16 != nullptr;
 }
 
-// The other matches a bf16 plan elects round nowhere but at their root
-// (lower.cpp's rounds_only_at_root): the catalog's float kernel runs on the
-// widened inputs and its result rounds once, the contract's value.
+// The other matches a bf16 plan elects run in float on the widened inputs,
+// by their row's kernel_bf16_in_float (which rounds inside where the contract
+// does) or, for those that round nowhere but at their root (lower.cpp's
+// rounds_only_at_root), the float kernel; each result rounds once as it is
+// written, the contract's value.
 void compute_widened_election(const HostMemory<bf16>& memory, const Step<bf16>& step) {
     const PlanState<bf16>& plan = memory.plan;
     const auto e = static_cast<std::size_t>(step.election);
@@ -135,7 +137,10 @@ void compute_widened_election(const HostMemory<bf16>& memory, const Step<bf16>& 
         sums.resize(locations.results[r] ? nodes[match.results[r]].shape().elements() : 0);
         results.push_back(locations.results[r] ? sums.data() : nullptr);
     }
-    run_match<float>(match, inputs, results);
+    const PatternRow& row = pattern_row(match.kind);
+    const FusedKernel<float> kernel =
+        row.kernel_bf16_in_float != nullptr ? row.kernel_bf16_in_float : row.kernel_f32;
+    kernel(match, inputs, results);
     for (std::size_t r = 0; r < locations.results.size(); ++r) {
         if (locations.results[r]) {
             round_row(results[r],

@@ -303,8 +303,10 @@ std::vector<Match> without_host_transposes(std::vector<Match> matches, Numerics 
 // so no value inside it would round; and only the root is written. The
 // convolution's window products, products with a transposed operand and max
 // pooling are such; a batch norm or the image gradient's two folds round
-// inside and run node by node in a bf16 plan. (Map regions are grown apart,
-// and their bf16 kernel rounds each member's block as its node would.)
+// inside: they run node by node in a bf16 plan, unless their row has a
+// kernel that rounds inside as the contract does (elects_in_bf16). (Map
+// regions are grown apart, and their bf16 kernel rounds each member's block
+// as its node would.)
 bool rounds_only_at_root(const Match& match, const std::vector<Node>& nodes) {
     return match.results.size() == 1 &&
            std::all_of(match.nodes.begin(), match.nodes.end(), [&](std::uint32_t index) {
@@ -330,6 +332,15 @@ bool saves_more_than_it_widens(const Match& match, const std::vector<Node>& node
         saved += index == match.root ? 0 : nodes[index].shape().elements();
     }
     return saved > widened;
+}
+
+// Whether a bf16 plan elects the match: its float kernel on the widened
+// inputs gives the contract's results, rounding inside where it must, and
+// saves more than it widens.
+bool elects_in_bf16(const Match& match, const std::vector<Node>& nodes) {
+    return (rounds_only_at_root(match, nodes) ||
+            pattern_row(match.kind).kernel_bf16_in_float != nullptr) &&
+           saves_more_than_it_widens(match, nodes);
 }
 
 // A map region's members run the kernels of the host backends that serve them
@@ -469,10 +480,8 @@ PlanState<T> lower_entry(const Entry<T>& entry) {
     if (elects) {
         matches = without_host_transposes(find_matches(nodes, kept.scheduled), entry.numerics());
         if constexpr (!ComputeElement<T>) {
-            std::erase_if(matches, [&](const Match& match) {
-                return !rounds_only_at_root(match, nodes) ||
-                       !saves_more_than_it_widens(match, nodes);
-            });
+            std::erase_if(matches,
+                          [&](const Match& match) { return !elects_in_bf16(match, nodes); });
         }
     }
     plan.elections = elect(nodes, plan.schedule, std::move(matches), declared, retained);

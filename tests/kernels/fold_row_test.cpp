@@ -3,13 +3,17 @@
 // from +0, then each image row adds its tap rows' sums. Rows up to a whole
 // vector, kernels of 1 to 5 columns, padding, rows in padding, float and
 // double, signed zeros; and the kernel is offered only where a row fits in a
-// vector.
+// vector. The bf16 plans' float kernels round each line of sums along W as
+// bf16_rows.hpp does, NaNs, subnormals, ties and overflow included.
 #include "kernels/fold_row.hpp"
+
+#include "kernels/bf16_rows.hpp"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -22,8 +26,14 @@ namespace {
 
 using detail::FoldRowShape;
 
+// The scalar fold; `rounds_line`: each line of sums along W rounded to bf16
+// (kept in float) before it is added onto its row.
 template <Element T>
-void scalar_fold(const FoldRowShape& s, const T* taps, std::size_t stride, T* const* rows) {
+void scalar_fold(const FoldRowShape& s,
+                 const T* taps,
+                 std::size_t stride,
+                 T* const* rows,
+                 bool rounds_line = false) {
     const std::size_t folded = s.windows + s.kernel_columns - 1;
     std::vector<T> line(folded);
     for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
@@ -32,6 +42,11 @@ void scalar_fold(const FoldRowShape& s, const T* taps, std::size_t stride, T* co
             const T* column = taps + (kh * s.kernel_columns + kw) * stride;
             for (std::size_t ow = 0; ow < s.windows; ++ow) {
                 line[ow + kw] += column[ow];
+            }
+        }
+        if constexpr (std::is_same_v<T, float>) {
+            if (rounds_line) {
+                detail::round_in_float(line.data(), line.size());
             }
         }
         if (rows[kh] != nullptr) {
@@ -170,6 +185,105 @@ TYPED_TEST(FoldRow, RandomPlanesGiveTheScalarFoldsBits) {
                     << "element " << i;
             }
         }
+    }
+}
+
+// Taps whose sums round every way: ties to even, subnormals (which
+// vcvtneps2bf16 would flush), NaNs with payloads, and sums past bf16's
+// largest finite value.
+float awkward_tap(std::mt19937& generator) {
+    static constexpr std::array<std::uint32_t, 8> special{
+        0x3f808000U,  // 1 + 2^-8: halfway between two bf16 values
+        0x3f818000U,  // halfway, rounding up to even
+        0x00012345U,  // a subnormal
+        0x80000001U,  // the smallest negative subnormal
+        0x7fa00001U,  // a signalling NaN with a payload
+        0xffc12345U,  // a negative quiet NaN with a payload
+        0x7f7f0000U,  // bf16's largest finite value: two of them overflow
+        0x80000000U,  // -0
+    };
+    if (generator() % 3 == 0) {
+        return std::bit_cast<float>(special[generator() % special.size()]);
+    }
+    return std::normal_distribution<float>(0, 1)(generator);
+}
+
+// Which NaN an add of two NaNs gives is the compiler's to choose (it may
+// swap the operands of the scalar loop's adds), so a NaN need only be NaN.
+bool same_bits_or_both_nan(float actual, float expected) {
+    if (std::isnan(expected)) {
+        return std::isnan(actual);
+    }
+    return std::bit_cast<std::uint32_t>(actual) == std::bit_cast<std::uint32_t>(expected);
+}
+
+TEST(FoldRowRoundingToBf16, RowsAndPlanesGiveTheScalarFoldsBitsWithEachLineRounded) {
+    std::mt19937 generator(7);
+    const auto pick = [&](std::size_t low, std::size_t high) {
+        return std::uniform_int_distribution<std::size_t>(low, high)(generator);
+    };
+    std::size_t folds = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        detail::FoldPlaneShape s{};
+        FoldRowShape& r = s.row;
+        r.kernel_columns = pick(1, 5);
+        r.windows = pick(1, 17 - r.kernel_columns);
+        r.kernel_rows = pick(1, 4);
+        const std::size_t folded = r.windows + r.kernel_columns - 1;
+        r.pad_left = pick(0, std::min<std::size_t>(2, folded - 1));
+        r.width = pick(1, folded - r.pad_left);
+        s.rows = pick(1, 6);
+        const std::size_t folded_rows = s.rows + r.kernel_rows - 1;
+        s.pad_top = pick(0, std::min<std::size_t>(2, folded_rows - 1));
+        s.image_rows = pick(1, folded_rows - s.pad_top);
+        const std::size_t stride = s.rows * r.windows;
+        std::vector<float> taps(r.kernel_rows * r.kernel_columns * stride);
+        for (float& tap : taps) {
+            tap = awkward_tap(generator);
+        }
+        std::vector<float> expected(s.image_rows * r.width, 0.0F);
+        for (std::size_t oh = 0; oh < s.rows; ++oh) {
+            std::array<float*, 4> rows{};
+            for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
+                const std::size_t y = oh + kh;
+                const bool inside = y >= s.pad_top && y - s.pad_top < s.image_rows;
+                rows[kh] = inside ? expected.data() + (y - s.pad_top) * r.width : nullptr;
+            }
+            scalar_fold(r, taps.data() + oh * r.windows, stride, rows.data(), true);
+        }
+        for (const Isa isa : supported_isas()) {
+            const auto plane = detail::fold_plane_kernel_rounding_to_bf16(isa, s);
+            const auto row = detail::fold_row_kernel_rounding_to_bf16(isa, r);
+            EXPECT_EQ(row != nullptr, detail::fold_row_kernel<float>(isa, r) != nullptr);
+            if (plane == nullptr || row == nullptr) {
+                continue;
+            }
+            SCOPED_TRACE(std::string(name_of(isa)) + ": " + std::to_string(s.rows) + " rows of " +
+                         std::to_string(r.windows) + " windows, kernel " +
+                         std::to_string(r.kernel_rows) + " x " + std::to_string(r.kernel_columns));
+            std::vector<float> by_plane(expected.size(), std::numeric_limits<float>::quiet_NaN());
+            plane(s, taps.data(), stride, by_plane.data());
+            std::vector<float> by_rows(expected.size(), 0.0F);
+            for (std::size_t oh = 0; oh < s.rows; ++oh) {
+                std::array<float*, 4> rows{};
+                for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
+                    const std::size_t y = oh + kh;
+                    const bool inside = y >= s.pad_top && y - s.pad_top < s.image_rows;
+                    rows[kh] = inside ? by_rows.data() + (y - s.pad_top) * r.width : nullptr;
+                }
+                row(r, taps.data() + oh * r.windows, stride, rows.data());
+            }
+            ++folds;
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                ASSERT_TRUE(same_bits_or_both_nan(by_plane[i], expected[i]))
+                    << "plane kernel, element " << i;
+                ASSERT_TRUE(same_bits_or_both_nan(by_rows[i], expected[i]))
+                    << "row kernel, element " << i;
+            }
+        }
+    }
+    if (folds == 0) {
+        GTEST_SKIP() << "no vector fold on this processor";
     }
 }
 

@@ -214,11 +214,13 @@ bool elects(const Plan<bf16>& plan, PatternKind kind) {
     });
 }
 
-// A bf16 plan elects the patterns whose fused kernel rounds nowhere but at
-// its root and saves more than it widens (a convolution's window product,
-// max pooling): their float kernels on widened inputs, rounded once, give the
-// interpreter's bits forward and backward, and the module they emit is the
-// unfused plan's (each operation in f32 between converts).
+// A bf16 plan elects the patterns whose fused kernel saves more than it
+// widens and either rounds nowhere but at its root (a convolution's window
+// product, max pooling) or has a float kernel that rounds inside as the
+// contract does (the image gradient's folds, max pooling's gradient): run on
+// widened inputs and rounded once more, they give the interpreter's bits
+// forward and backward, and the module they emit is the unfused plan's (each
+// operation in f32 between converts).
 TEST(Bf16Plan, ConvolutionPoolingAndProductsElectTheirPatternsWithTheInterpretersBits) {
     Tape<float> tape;
     const auto image = tape.input(init::normal(31, 1.0).make<float>(Shape{4, 2, 6, 6}));
@@ -247,11 +249,42 @@ TEST(Bf16Plan, ConvolutionPoolingAndProductsElectTheirPatternsWithTheInterpreter
     const Plan<bf16> gradient_plan =
         with_gradients.entry(adjoints.roots()).numerics(Numerics::Exact).lower();
     EXPECT_TRUE(elects(gradient_plan, PatternKind::WindowProduct)) << gradient_plan.describe();
+    EXPECT_TRUE(elects(gradient_plan, PatternKind::WindowFold)) << gradient_plan.describe();
+    EXPECT_TRUE(elects(gradient_plan, PatternKind::MaxPoolGradient)) << gradient_plan.describe();
     // A product with a transposed operand would widen the whole operand to
     // save one permute of 16-bit values: it runs node by node.
     EXPECT_FALSE(elects(gradient_plan, PatternKind::TransposedProduct)) << gradient_plan.describe();
     const topos::Run<bf16> planned = gradient_plan.forward(with_gradients.parameters());
     const Field<bf16> field = oracle.backward(loss);
+    for (const Symbol& operand : wrt) {
+        EXPECT_TRUE(bit_equal(planned.of(adjoints.of(operand)), field.of(operand)))
+            << "operand node " << operand.index();
+    }
+}
+
+// Overlapping windows sum some taps twice along each axis: the image
+// gradient's first Fold rounds its sums to bf16 before the second adds them,
+// in the fused kernels as in the interpreter, for the convolution's image
+// gradient and for a max pooling's gradient alike.
+TEST(Bf16Plan, OverlappingWindowsRoundTheFirstFoldsSumsBeforeTheSecondAddsThem) {
+    Tape<float> tape;
+    const auto image = tape.input(init::normal(35, 1.0).make<float>(Shape{6, 3, 9, 9}));
+    const auto filters = tape.parameter(init::normal(36, 0.4).make<float>(Shape{4, 3, 3, 3}));
+    const auto bias = tape.parameter(init::normal(37, 0.1).make<float>(Shape{4}));
+    const auto pooled = max_pool(conv2d(image, filters, bias, 1, 1), 3, 2);
+    const auto weights = tape.input(init::normal(38, 1.0).make<float>(pooled.shape()));
+    const auto loss = (pooled * weights).sum();
+    const Network<bf16> network = std::move(tape).into_network().convert<bf16>();
+    Tape<bf16> reopened = network.reopen();
+    const std::vector<Symbol> wrt{image, filters};
+    const Adjoints<bf16> adjoints = reopened.differentiate(reopened.value(loss), wrt);
+    const Network<bf16> with_gradients = std::move(reopened).into_network();
+    const Plan<bf16> plan =
+        with_gradients.entry(adjoints.roots()).numerics(Numerics::Exact).lower();
+    EXPECT_TRUE(elects(plan, PatternKind::WindowFold)) << plan.describe();
+    EXPECT_TRUE(elects(plan, PatternKind::MaxPoolGradient)) << plan.describe();
+    const topos::Run<bf16> planned = plan.forward(with_gradients.parameters());
+    const Field<bf16> field = network.forward(network.parameters()).backward(loss);
     for (const Symbol& operand : wrt) {
         EXPECT_TRUE(bit_equal(planned.of(adjoints.of(operand)), field.of(operand)))
             << "operand node " << operand.index();
