@@ -1,9 +1,11 @@
 // transpose_tile_avx2 and transpose_short_tile_avx2: an 8 x 8 float tile (or
-// one of fewer rows, stored without writing past its end) or a 4 x 4 double
-// tile transposed in registers by unpacks, shuffles and 128-bit permutes.
+// one of fewer rows, stored without writing past its end), a 4 x 4 double
+// tile or an 8 x 8 bf16 tile transposed in registers by unpacks, shuffles and
+// 128-bit permutes.
 #include "kernels/transpose_avx2.hpp"
 
 #if defined(TOPOS_HAS_AVX2_LOOPS)
+#include <cstring>
 #include <immintrin.h>
 
 namespace topos::detail {
@@ -92,6 +94,37 @@ TOPOS_AVX void transpose_tile_avx2(const double* in,
     _mm256_storeu_pd(out + out_stride, _mm256_permute2f128_pd(high01, high23, 0x20));
     _mm256_storeu_pd(out + 2 * out_stride, _mm256_permute2f128_pd(low01, low23, 0x31));
     _mm256_storeu_pd(out + 3 * out_stride, _mm256_permute2f128_pd(high01, high23, 0x31));
+}
+
+// Eight rows of eight 16-bit values, one 128-bit register each: rows
+// interleaved by 16-bit pairs, then by 32-bit pairs of pairs, then by 64-bit
+// halves, so that register j ends holding column j.
+TOPOS_AVX void transpose_tile_avx2(const bf16* in,
+                                   std::size_t in_stride,
+                                   bf16* out,
+                                   std::size_t out_stride) {
+    __m128i row[8];
+    for (std::size_t i = 0; i < 8; ++i) {
+        std::memcpy(&row[i], in + i * in_stride, sizeof(__m128i));
+    }
+    __m128i pair[8];  // rows 2i, 2i + 1: columns 0-3, then 4-7
+    for (std::size_t i = 0; i < 8; i += 2) {
+        pair[i] = _mm_unpacklo_epi16(row[i], row[i + 1]);
+        pair[i + 1] = _mm_unpackhi_epi16(row[i], row[i + 1]);
+    }
+    __m128i quad[8];  // rows 4i .. 4i + 3: columns 0-1, 2-3, 4-5, 6-7
+    for (std::size_t i = 0; i < 8; i += 4) {
+        quad[i] = _mm_unpacklo_epi32(pair[i], pair[i + 2]);
+        quad[i + 1] = _mm_unpackhi_epi32(pair[i], pair[i + 2]);
+        quad[i + 2] = _mm_unpacklo_epi32(pair[i + 1], pair[i + 3]);
+        quad[i + 3] = _mm_unpackhi_epi32(pair[i + 1], pair[i + 3]);
+    }
+    for (std::size_t j = 0; j < 4; ++j) {
+        const __m128i even = _mm_unpacklo_epi64(quad[j], quad[j + 4]);
+        const __m128i odd = _mm_unpackhi_epi64(quad[j], quad[j + 4]);
+        std::memcpy(out + 2 * j * out_stride, &even, sizeof(__m128i));
+        std::memcpy(out + (2 * j + 1) * out_stride, &odd, sizeof(__m128i));
+    }
 }
 
 }  // namespace topos::detail

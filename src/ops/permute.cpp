@@ -156,11 +156,9 @@ void transpose_rows(const T* in,
                     std::size_t first_row,
                     std::size_t last_row) {
 #if defined(TOPOS_HAS_AVX2_LOOPS)
-    if constexpr (ComputeElement<T>) {
-        if (runs_avx2_fma()) {
-            transpose_rows_in_tiles(in, out, rows, columns, first_row, last_row);
-            return;
-        }
+    if (runs_avx2_fma()) {
+        transpose_rows_in_tiles(in, out, rows, columns, first_row, last_row);
+        return;
     }
 #endif
     // Square blocks, so that both the reads and the writes stay within cache lines.
