@@ -57,6 +57,52 @@ void scalar_fold(const FoldRowShape& s,
     }
 }
 
+std::size_t pick(std::mt19937& generator, std::size_t low, std::size_t high) {
+    return std::uniform_int_distribution<std::size_t>(low, high)(generator);
+}
+
+// A random row of windows for vectors of `lanes` elements: kernels of 1 to 5
+// columns and up to 4 rows, padding on the left.
+FoldRowShape random_row(std::mt19937& generator, std::size_t lanes) {
+    FoldRowShape r{};
+    r.kernel_columns = pick(generator, 1, 5);
+    r.windows = pick(generator, 1, lanes + 1 - r.kernel_columns);
+    r.kernel_rows = pick(generator, 1, 4);
+    const std::size_t folded = r.windows + r.kernel_columns - 1;
+    r.pad_left = pick(generator, 0, std::min<std::size_t>(2, folded - 1));
+    r.width = pick(generator, 1, folded - r.pad_left);
+    return r;
+}
+
+// A random plane of up to `most_rows` rows of such windows, padding on top.
+detail::FoldPlaneShape random_plane(std::mt19937& generator,
+                                    std::size_t lanes,
+                                    std::size_t most_rows) {
+    const auto pick = [&](std::size_t low, std::size_t high) {
+        return topos::pick(generator, low, high);
+    };
+    detail::FoldPlaneShape s{};
+    s.row = random_row(generator, lanes);
+    const FoldRowShape& r = s.row;
+    s.rows = pick(1, most_rows);
+    const std::size_t folded_rows = s.rows + r.kernel_rows - 1;
+    s.pad_top = pick(0, std::min<std::size_t>(2, folded_rows - 1));
+    s.image_rows = pick(1, std::min<std::size_t>(32, folded_rows - s.pad_top));
+    return s;
+}
+
+// The image rows that window row oh's tap rows add onto, null in padding.
+template <Element T>
+std::array<T*, 4> rows_under(const detail::FoldPlaneShape& s, std::size_t oh, T* image) {
+    std::array<T*, 4> rows{};
+    for (std::size_t kh = 0; kh < s.row.kernel_rows; ++kh) {
+        const std::size_t y = oh + kh;
+        const bool inside = y >= s.pad_top && y - s.pad_top < s.image_rows;
+        rows[kh] = inside ? image + (y - s.pad_top) * s.row.width : nullptr;
+    }
+    return rows;
+}
+
 template <class T>
 class FoldRow : public ::testing::Test {};
 
@@ -74,13 +120,7 @@ TYPED_TEST(FoldRow, RandomRowsGiveTheScalarFoldsBits) {
     };
     std::size_t folded_rows = 0;
     for (int trial = 0; trial < 400; ++trial) {
-        FoldRowShape s{};
-        s.kernel_columns = pick(1, 5);
-        s.windows = pick(1, lanes + 1 - s.kernel_columns);
-        s.kernel_rows = pick(1, 4);
-        const std::size_t folded = s.windows + s.kernel_columns - 1;
-        s.pad_left = pick(0, std::min<std::size_t>(2, folded - 1));
-        s.width = pick(1, folded - s.pad_left);
+        const FoldRowShape s = random_row(generator, lanes);
         const std::size_t stride = s.windows + pick(0, 3);
         std::vector<T> taps(s.kernel_rows * s.kernel_columns * stride);
         for (T& tap : taps) {
@@ -141,18 +181,8 @@ TYPED_TEST(FoldRow, RandomPlanesGiveTheScalarFoldsBits) {
         return std::uniform_int_distribution<std::size_t>(low, high)(generator);
     };
     for (int trial = 0; trial < 200; ++trial) {
-        detail::FoldPlaneShape s{};
-        FoldRowShape& r = s.row;
-        r.kernel_columns = pick(1, 5);
-        r.windows = pick(1, lanes + 1 - r.kernel_columns);
-        r.kernel_rows = pick(1, 4);
-        const std::size_t folded = r.windows + r.kernel_columns - 1;
-        r.pad_left = pick(0, std::min<std::size_t>(2, folded - 1));
-        r.width = pick(1, folded - r.pad_left);
-        s.rows = pick(1, 9);
-        const std::size_t folded_rows = s.rows + r.kernel_rows - 1;
-        s.pad_top = pick(0, std::min<std::size_t>(2, folded_rows - 1));
-        s.image_rows = pick(1, std::min<std::size_t>(32, folded_rows - s.pad_top));
+        const detail::FoldPlaneShape s = random_plane(generator, lanes, 9);
+        const FoldRowShape& r = s.row;
         const std::size_t stride = s.rows * r.windows + pick(0, 3);
         std::vector<T> taps(r.kernel_rows * r.kernel_columns * stride);
         for (T& tap : taps) {
@@ -160,13 +190,8 @@ TYPED_TEST(FoldRow, RandomPlanesGiveTheScalarFoldsBits) {
         }
         std::vector<T> expected(s.image_rows * r.width, T{0});
         for (std::size_t oh = 0; oh < s.rows; ++oh) {
-            std::array<T*, 4> rows{};
-            for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
-                const std::size_t y = oh + kh;
-                const bool inside = y >= s.pad_top && y - s.pad_top < s.image_rows;
-                rows[kh] = inside ? expected.data() + (y - s.pad_top) * r.width : nullptr;
-            }
-            scalar_fold(r, taps.data() + oh * r.windows, stride, rows.data());
+            scalar_fold(
+                r, taps.data() + oh * r.windows, stride, rows_under(s, oh, expected.data()).data());
         }
         for (const Isa isa : supported_isas()) {
             const detail::FoldPlane<T> fold = detail::fold_plane_kernel<T>(isa, s);
@@ -219,23 +244,10 @@ bool same_bits_or_both_nan(float actual, float expected) {
 
 TEST(FoldRowRoundingToBf16, RowsAndPlanesGiveTheScalarFoldsBitsWithEachLineRounded) {
     std::mt19937 generator(7);
-    const auto pick = [&](std::size_t low, std::size_t high) {
-        return std::uniform_int_distribution<std::size_t>(low, high)(generator);
-    };
     std::size_t folds = 0;
     for (int trial = 0; trial < 300; ++trial) {
-        detail::FoldPlaneShape s{};
-        FoldRowShape& r = s.row;
-        r.kernel_columns = pick(1, 5);
-        r.windows = pick(1, 17 - r.kernel_columns);
-        r.kernel_rows = pick(1, 4);
-        const std::size_t folded = r.windows + r.kernel_columns - 1;
-        r.pad_left = pick(0, std::min<std::size_t>(2, folded - 1));
-        r.width = pick(1, folded - r.pad_left);
-        s.rows = pick(1, 6);
-        const std::size_t folded_rows = s.rows + r.kernel_rows - 1;
-        s.pad_top = pick(0, std::min<std::size_t>(2, folded_rows - 1));
-        s.image_rows = pick(1, folded_rows - s.pad_top);
+        const detail::FoldPlaneShape s = random_plane(generator, 16, 6);
+        const FoldRowShape& r = s.row;
         const std::size_t stride = s.rows * r.windows;
         std::vector<float> taps(r.kernel_rows * r.kernel_columns * stride);
         for (float& tap : taps) {
@@ -243,13 +255,11 @@ TEST(FoldRowRoundingToBf16, RowsAndPlanesGiveTheScalarFoldsBitsWithEachLineRound
         }
         std::vector<float> expected(s.image_rows * r.width, 0.0F);
         for (std::size_t oh = 0; oh < s.rows; ++oh) {
-            std::array<float*, 4> rows{};
-            for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
-                const std::size_t y = oh + kh;
-                const bool inside = y >= s.pad_top && y - s.pad_top < s.image_rows;
-                rows[kh] = inside ? expected.data() + (y - s.pad_top) * r.width : nullptr;
-            }
-            scalar_fold(r, taps.data() + oh * r.windows, stride, rows.data(), true);
+            scalar_fold(r,
+                        taps.data() + oh * r.windows,
+                        stride,
+                        rows_under(s, oh, expected.data()).data(),
+                        true);
         }
         for (const Isa isa : supported_isas()) {
             const auto plane = detail::fold_plane_kernel_rounding_to_bf16(isa, s);
@@ -265,13 +275,10 @@ TEST(FoldRowRoundingToBf16, RowsAndPlanesGiveTheScalarFoldsBitsWithEachLineRound
             plane(s, taps.data(), stride, by_plane.data());
             std::vector<float> by_rows(expected.size(), 0.0F);
             for (std::size_t oh = 0; oh < s.rows; ++oh) {
-                std::array<float*, 4> rows{};
-                for (std::size_t kh = 0; kh < r.kernel_rows; ++kh) {
-                    const std::size_t y = oh + kh;
-                    const bool inside = y >= s.pad_top && y - s.pad_top < s.image_rows;
-                    rows[kh] = inside ? by_rows.data() + (y - s.pad_top) * r.width : nullptr;
-                }
-                row(r, taps.data() + oh * r.windows, stride, rows.data());
+                row(r,
+                    taps.data() + oh * r.windows,
+                    stride,
+                    rows_under(s, oh, by_rows.data()).data());
             }
             ++folds;
             for (std::size_t i = 0; i < expected.size(); ++i) {
