@@ -1,8 +1,9 @@
 // The LibTorch twins of bench/workloads.hpp, written as a PyTorch user writes
 // them in C++: modules, autograd, torch::optim::SGD. Same shapes, same losses,
-// the same labels; float32 throughout.
+// the same labels; float32 throughout, but for G2's two bf16 variants.
 #pragma once
 
+#include <ATen/autocast_mode.h>
 #include <cstdint>
 #include <memory>
 #include <torch/torch.h>
@@ -185,20 +186,69 @@ inline std::unique_ptr<Trainer> digits_mlp_step() {
         mlp, torch::rand({50, 64}), cross_entropy_against(class_labels(50, 10), 0.1), 0.003);
 }
 
-inline std::unique_ptr<Trainer> digits_cnn_step() {
+inline torch::nn::Sequential digits_cnn() {
     namespace nn = torch::nn;
-    nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)),
-                       nn::BatchNorm2d(32),
-                       nn::ReLU(),
-                       nn::MaxPool2d(2),
-                       nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)),
-                       nn::BatchNorm2d(64),
-                       nn::ReLU(),
-                       nn::MaxPool2d(2),
-                       nn::Flatten(),
-                       nn::Linear(64 * 2 * 2, 10));
+    return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)),
+                          nn::BatchNorm2d(32),
+                          nn::ReLU(),
+                          nn::MaxPool2d(2),
+                          nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)),
+                          nn::BatchNorm2d(64),
+                          nn::ReLU(),
+                          nn::MaxPool2d(2),
+                          nn::Flatten(),
+                          nn::Linear(64 * 2 * 2, 10));
+}
+
+inline std::unique_ptr<Trainer> digits_cnn_step() {
+    return adamw_trainer(digits_cnn(),
+                         torch::rand({50, 1, 8, 8}),
+                         cross_entropy_against(class_labels(50, 10)),
+                         0.003);
+}
+
+// A module run under CPU autocast to bf16, as torch.autocast("cpu",
+// dtype=torch.bfloat16) runs it: convolutions and products in bf16, the
+// parameters and their optimizer in float; the output widened to float.
+struct AutocastBf16Impl : torch::nn::Module {
+    explicit AutocastBf16Impl(torch::nn::Sequential module)
+        : inner(register_module("inner", std::move(module))) {}
+
+    torch::Tensor forward(const torch::Tensor& x) {
+        at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+        at::autocast::set_cpu_enabled(true);
+        torch::Tensor y = inner->forward(x).to(torch::kFloat);
+        at::autocast::set_cpu_enabled(false);
+        at::autocast::clear_cache();
+        return y;
+    }
+
+    torch::nn::Sequential inner;
+};
+
+TORCH_MODULE(AutocastBf16);
+
+// G2 under autocast to bf16 (float master weights).
+inline std::unique_ptr<Trainer> digits_cnn_autocast_bf16_step() {
+    return adamw_trainer(AutocastBf16(digits_cnn()),
+                         torch::rand({50, 1, 8, 8}),
+                         cross_entropy_against(class_labels(50, 10)),
+                         0.003);
+}
+
+// G2 with the module and the batch converted to bf16: every parameter,
+// activation and optimizer state in bf16, the loss taken in float.
+inline std::unique_ptr<Trainer> digits_cnn_bf16_step() {
+    torch::nn::Sequential cnn = digits_cnn();
+    cnn->to(torch::kBFloat16);
+    const auto labels = class_labels(50, 10);
     return adamw_trainer(
-        cnn, torch::rand({50, 1, 8, 8}), cross_entropy_against(class_labels(50, 10)), 0.003);
+        cnn,
+        torch::rand({50, 1, 8, 8}).to(torch::kBFloat16),
+        [labels](const torch::Tensor& logits) {
+            return torch::nn::functional::cross_entropy(logits.to(torch::kFloat), labels);
+        },
+        0.003);
 }
 
 struct CharTransformerImpl : torch::nn::Module {

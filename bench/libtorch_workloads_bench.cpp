@@ -1,4 +1,5 @@
-// W2-W5 for LibTorch (Debian's libtorch-dev), the peer of workloads_bench.
+// W2-W5 and G1-G3 for LibTorch (Debian's libtorch-dev), the peer of
+// workloads_bench, and G2 in bf16 (autocast, and the whole module converted).
 // `--threads=N` sets LibTorch's intra-op pool (default 1); run it with
 // OPENBLAS_NUM_THREADS=1 so that OpenBLAS does not start a second pool.
 // `libtorch_workloads_bench --peak-memory` runs W6: 200 steps of W2, then the
@@ -53,6 +54,11 @@ int main(int argc, char** argv) {
     register_workload("W5_transformer_step", libtorch_workloads::transformer_step);
     register_workload("G1_digits_mlp_step", libtorch_workloads::digits_mlp_step);
     register_workload("G2_digits_cnn_step", libtorch_workloads::digits_cnn_step);
+    // G2 in bf16, beside bench/bf16_cnn_bench (named apart from the G
+    // workloads, which bench/compare selects by name).
+    register_workload("digits_cnn_autocast_bf16_step",
+                      libtorch_workloads::digits_cnn_autocast_bf16_step);
+    register_workload("digits_cnn_bf16_step", libtorch_workloads::digits_cnn_bf16_step);
     register_workload("G3_char_transformer_step", libtorch_workloads::char_transformer_step);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

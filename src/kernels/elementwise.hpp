@@ -1,5 +1,6 @@
 // Elementwise loops: out[i] = f(i), each element computed alone, so neither the
-// AVX2 + FMA copy of a loop nor sharing it among threads changes a bit. Also
+// AVX2 + FMA or AVX-512 copy of a loop nor sharing it among threads changes a
+// bit. Also
 // the shape walks the layout kernels share.
 #pragma once
 
@@ -18,6 +19,8 @@ namespace topos::detail {
 // flatten inlines every call, so the callees are compiled for AVX2 and FMA too;
 // their out-of-line copies keep the default target.
 #define TOPOS_AVX2_FMA_LOOP __attribute__((target("avx2,fma"), flatten))
+#define TOPOS_AVX512_LOOP \
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"), flatten))
 #endif
 
 // Whether the loops run their copies compiled for AVX2 and FMA (topos::isa()
@@ -28,6 +31,28 @@ namespace topos::detail {
 // each element independently.
 inline bool runs_avx2_fma() {
     return isa() >= Isa::Avx2;
+}
+
+// Whether the processor has the AVX-512 extensions the loops' AVX-512 copies
+// are compiled for (F, BW, DQ and VL: every AVX-512 processor since
+// Skylake-SP), checked once as the dispatcher checks AVX-512F.
+inline bool has_avx512_loop_extensions() {
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    }();
+    return has;
+#else
+    return false;
+#endif
+}
+
+// Whether the loops run their AVX-512 copies, twice the lanes of the AVX2
+// ones (topos::isa() is Avx512), with the same bits for the same reasons.
+inline bool runs_avx512_loops() {
+    return isa() == Isa::Avx512 && has_avx512_loop_extensions();
 }
 
 template <class F>
@@ -44,6 +69,13 @@ TOPOS_AVX2_FMA_LOOP void index_loop_avx2_fma(std::size_t begin, std::size_t end,
         f(i);
     }
 }
+
+template <class F>
+TOPOS_AVX512_LOOP void index_loop_avx512(std::size_t begin, std::size_t end, F f) {
+    for (std::size_t i = begin; i < end; ++i) {
+        f(i);
+    }
+}
 #endif
 
 // f(i) for every i in [begin, end), on the AVX2 + FMA copy of the loop where
@@ -51,6 +83,10 @@ TOPOS_AVX2_FMA_LOOP void index_loop_avx2_fma(std::size_t begin, std::size_t end,
 template <class F>
 void each_index(std::size_t begin, std::size_t end, const F& f) {
 #if defined(TOPOS_HAS_AVX2_LOOPS)
+    if (runs_avx512_loops()) {
+        index_loop_avx512(begin, end, f);
+        return;
+    }
     if (runs_avx2_fma()) {
         index_loop_avx2_fma(begin, end, f);
         return;

@@ -122,8 +122,8 @@ TOPOS_AVX void transpose_tile_avx2(const bf16* in,
     for (std::size_t j = 0; j < 4; ++j) {
         const __m128i even = _mm_unpacklo_epi64(quad[j], quad[j + 4]);
         const __m128i odd = _mm_unpackhi_epi64(quad[j], quad[j + 4]);
-        std::memcpy(out + 2 * j * out_stride, &even, sizeof(__m128i));
-        std::memcpy(out + (2 * j + 1) * out_stride, &odd, sizeof(__m128i));
+        std::memcpy(static_cast<void*>(out + 2 * j * out_stride), &even, sizeof(__m128i));
+        std::memcpy(static_cast<void*>(out + (2 * j + 1) * out_stride), &odd, sizeof(__m128i));
     }
 }
 

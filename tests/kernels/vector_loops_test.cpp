@@ -1,8 +1,8 @@
 // The elementwise loops, the sums of contiguous runs and the convolution's
-// filter-gradient loop run a copy compiled for AVX2 and FMA where the processor
-// has them, split among the library's threads when long. Neither may change a
-// bit: every opcode, the transcendental functions over long float tensors
-// (which the threads share), sums of runs of every length and down columns,
+// filter-gradient loop run a copy compiled for AVX2 and FMA, or for AVX-512,
+// where the processor has them, split among the library's threads when long.
+// Neither may change a bit, each vector copy compared: every opcode, the transcendental functions
+// over long float tensors (which the threads share), sums of runs of every length and down columns,
 // and a fused convolution's gradients give the portable loops' bits.
 #include "support/bit_equal.hpp"
 #include "support/op_specs.hpp"
@@ -35,27 +35,41 @@ namespace {
 
 using test::bit_equal;
 
-// Caps the kernels at the portable instruction set, and restores the set they
-// ran before when a test ends, whatever happened.
-class PortableLoops {
+// Caps the kernels at an instruction set, and restores the set they ran
+// before when a test ends, whatever happened.
+class IsaCap {
 public:
-    PortableLoops() : before_(isa()) { set_max_isa(Isa::Portable); }
+    explicit IsaCap(Isa cap) : before_(isa()) { set_max_isa(cap); }
 
-    ~PortableLoops() { set_max_isa(before_); }
+    ~IsaCap() { set_max_isa(before_); }
 
-    PortableLoops(const PortableLoops&) = delete;
-    PortableLoops& operator=(const PortableLoops&) = delete;
+    IsaCap(const IsaCap&) = delete;
+    IsaCap& operator=(const IsaCap&) = delete;
 
 private:
     Isa before_;
 };
 
-// `compute` once on the vector loops, once on the portable ones.
-template <class Compute>
-auto on_both_loops(const Compute& compute) {
-    auto vector_result = compute();
-    const PortableLoops portable;
-    return std::pair{std::move(vector_result), compute()};
+// `compute` on each vector copy of the loops the processor runs (AVX2 + FMA,
+// and AVX-512 where it has it), and on the portable loops; then
+// check(vector, portable) for each copy's result.
+template <class Compute, class Check>
+void against_portable_loops(const Compute& compute, const Check& check) {
+    std::vector<std::pair<Isa, decltype(compute())>> vector_results;
+    for (const Isa each : supported_isas()) {
+        if (each != Isa::Portable && each <= isa()) {
+            const IsaCap cap(each);
+            vector_results.emplace_back(each, compute());
+        }
+    }
+    const auto portable = [&] {
+        const IsaCap cap(Isa::Portable);
+        return compute();
+    }();
+    for (const auto& [each, result] : vector_results) {
+        SCOPED_TRACE(std::string("the ") + std::string(name_of(each)) + " loops");
+        check(result, portable);
+    }
 }
 
 class EveryOpcode : public ::testing::TestWithParam<Opcode> {};
@@ -69,9 +83,10 @@ TEST_P(EveryOpcode, GivesThePortableLoopsBits) {
         const test::OpCase use = spec->record(tape, rng);
         const Symbol output = use.output;
         const auto network = std::move(tape).into_network();
-        const auto [vector, portable] =
-            on_both_loops([&] { return network.forward(network.parameters(), {}).of(output); });
-        EXPECT_TRUE(bit_equal(vector, portable)) << "seed " << seed;
+        against_portable_loops([&] { return network.forward(network.parameters(), {}).of(output); },
+                               [&](const auto& vector, const auto& portable) {
+                                   EXPECT_TRUE(bit_equal(vector, portable)) << "seed " << seed;
+                               });
     }
 }
 
@@ -118,14 +133,16 @@ TEST(VectorLoops, TranscendentalFunctionsOverLongFloatTensorsOnOneAndTwoThreads)
     const test::ThreadCountGuard restore_threads;
     for (const std::size_t thread_count : {1, 2}) {
         set_threads(thread_count);
-        for (const auto& [name, function] : functions) {
+        for (const auto& listed : functions) {
+            const char* name = listed.first;
             Tape<float> tape;
-            const auto y = function(tape.input(wide_range(50'000)));
+            const auto y = listed.second(tape.input(wide_range(50'000)));
             const auto network = std::move(tape).into_network();
-            const auto [vector, portable] =
-                on_both_loops([&] { return network.forward(network.parameters(), {}).of(y); });
-            EXPECT_TRUE(bit_equal(vector, portable))
-                << name << " on " << thread_count << " threads";
+            against_portable_loops([&] { return network.forward(network.parameters(), {}).of(y); },
+                                   [&](const auto& vector, const auto& portable) {
+                                       EXPECT_TRUE(bit_equal(vector, portable))
+                                           << name << " on " << thread_count << " threads";
+                                   });
         }
     }
 }
@@ -161,14 +178,17 @@ void expect_sums_of_runs_give_the_portable_bits() {
         const auto along = x.sum(1);
         const auto whole = x.sum();
         const auto network = std::move(tape).into_network();
-        const auto [vector, portable] = on_both_loops([&] {
-            const auto run = network.forward(network.parameters(), {});
-            return std::pair{run.of(along), run.of(whole)};
-        });
-        EXPECT_TRUE(bit_equal(vector.first, portable.first)) << "runs of " << extent;
-        EXPECT_TRUE(bit_equal(vector.second, portable.second)) << "runs of " << extent;
-        EXPECT_TRUE(std::signbit(vector.first.data()[0]) && vector.first.data()[0] == 0)
-            << "a run of -0 sums to " << vector.first.data()[0];
+        against_portable_loops(
+            [&] {
+                const auto run = network.forward(network.parameters(), {});
+                return std::pair{run.of(along), run.of(whole)};
+            },
+            [&](const auto& vector, const auto& portable) {
+                EXPECT_TRUE(bit_equal(vector.first, portable.first)) << "runs of " << extent;
+                EXPECT_TRUE(bit_equal(vector.second, portable.second)) << "runs of " << extent;
+                EXPECT_TRUE(std::signbit(vector.first.data()[0]) && vector.first.data()[0] == 0)
+                    << "a run of -0 sums to " << vector.first.data()[0];
+            });
     }
 }
 
@@ -202,10 +222,12 @@ void expect_sums_down_columns_give_the_portable_bits() {
             set_threads(1);
             const Tensor<T> alone = network.forward(network.parameters(), {}).of(down);
             set_threads(2);
-            const auto [vector, portable] =
-                on_both_loops([&] { return network.forward(network.parameters(), {}).of(down); });
-            EXPECT_TRUE(bit_equal(vector, portable)) << extent << " rows of " << columns;
-            EXPECT_TRUE(bit_equal(vector, alone)) << extent << " rows of " << columns;
+            against_portable_loops(
+                [&] { return network.forward(network.parameters(), {}).of(down); },
+                [&](const auto& vector, const auto& portable) {
+                    EXPECT_TRUE(bit_equal(vector, portable)) << extent << " rows of " << columns;
+                    EXPECT_TRUE(bit_equal(vector, alone)) << extent << " rows of " << columns;
+                });
         }
     }
 }
@@ -225,12 +247,15 @@ TEST(VectorLoops, FusedConvolutionGradientsGiveThePortableBits) {
     const auto network = std::move(tape).into_network();
     const auto plan = network.entry(adjoints.roots()).numerics(Numerics::Exact).lower();
     ASSERT_FALSE(plan.patterns().empty());
-    const auto [vector, portable] = on_both_loops([&] {
-        const auto run = plan.forward(network.parameters());
-        return std::pair{run.of(adjoints.of(filters)), run.of(adjoints.of(bias))};
-    });
-    EXPECT_TRUE(bit_equal(vector.first, portable.first));
-    EXPECT_TRUE(bit_equal(vector.second, portable.second));
+    against_portable_loops(
+        [&] {
+            const auto run = plan.forward(network.parameters());
+            return std::pair{run.of(adjoints.of(filters)), run.of(adjoints.of(bias))};
+        },
+        [&](const auto& vector, const auto& portable) {
+            EXPECT_TRUE(bit_equal(vector.first, portable.first));
+            EXPECT_TRUE(bit_equal(vector.second, portable.second));
+        });
 }
 
 TEST(VectorLoops, LongMapRegionsSharedAmongThreadsGiveTheUnfusedBits) {
