@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace topos::detail {
 
@@ -40,6 +41,16 @@ inline void widen_row(const bf16* from, std::size_t count, float* to) {
 // to[k] = bf16(from[k]) for k < count, on the calling thread.
 inline void round_row(const float* from, std::size_t count, bf16* to) {
     elementwise_range(0, count, to, [from](std::size_t k) { return rounded_to_bf16(from[k]); });
+}
+
+// The first `count` elements of `buffer`, a float scratch reused from call to
+// call, which grows only when it is shorter: reused for tensors of
+// alternating sizes, it is not zero-filled again each time it lengthens.
+inline float* float_scratch(std::vector<float>& buffer, std::size_t count) {
+    if (buffer.size() < count) {
+        buffer.resize(count);
+    }
+    return buffer.data();
 }
 
 // values[k] = float(bf16(values[k])) for k < count, on the calling thread: each

@@ -23,13 +23,9 @@ View<float> widen(const View<bf16>& operand,
                   std::size_t count,
                   const Shape* shape,
                   std::vector<float>& widened) {
-    widened.resize(count);
-    widen_row(operand.data + first, count, widened.data());
-    return View<float>{widened.data(), shape};
-}
-
-void narrow(const std::vector<float>& result, bf16* out) {
-    round_row(result.data(), result.size(), out);
+    float* to = float_scratch(widened, count);
+    widen_row(operand.data + first, count, to);
+    return View<float>{to, shape};
 }
 
 }  // namespace
@@ -48,10 +44,9 @@ void widened_kernel(const NodeView& node, std::span<const View<bf16>> operands, 
             for (std::size_t i = 0; i < operands.size(); ++i) {
                 views[i] = widen(operands[i], first, chunk[0], &chunk, widened[i]);
             }
-            result.resize(chunk[0]);
-            row.kernel_f32(
-                NodeView(node.opcode(), node.attributes(), chunk), widened_views, result.data());
-            narrow(result, out + first);
+            float* sums = float_scratch(result, chunk[0]);
+            row.kernel_f32(NodeView(node.opcode(), node.attributes(), chunk), widened_views, sums);
+            round_row(sums, chunk[0], out + first);
         }
         return;
     }
@@ -59,9 +54,9 @@ void widened_kernel(const NodeView& node, std::span<const View<bf16>> operands, 
         views[i] =
             widen(operands[i], 0, operands[i].shape->elements(), operands[i].shape, widened[i]);
     }
-    result.resize(node.shape().elements());
-    row.kernel_f32(node, widened_views, result.data());
-    narrow(result, out);
+    float* values = float_scratch(result, node.shape().elements());
+    row.kernel_f32(node, widened_views, values);
+    round_row(values, node.shape().elements(), out);
 }
 
 }  // namespace topos::detail

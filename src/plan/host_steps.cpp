@@ -128,14 +128,15 @@ void compute_widened_election(const HostMemory<bf16>& memory, const Step<bf16>& 
     results.clear();
     for (std::size_t i = 0; i < locations.inputs.size(); ++i) {
         const std::size_t count = nodes[match.inputs[i]].shape().elements();
-        widened[i].resize(count);
-        widen_row(memory.read_address(locations.inputs[i]), count, widened[i].data());
-        inputs.push_back(widened[i].data());
+        float* to = float_scratch(widened[i], count);
+        widen_row(memory.read_address(locations.inputs[i]), count, to);
+        inputs.push_back(to);
     }
     for (std::size_t r = 0; r < locations.results.size(); ++r) {
-        std::vector<float>& sums = widened[locations.inputs.size() + r];
-        sums.resize(locations.results[r] ? nodes[match.results[r]].shape().elements() : 0);
-        results.push_back(locations.results[r] ? sums.data() : nullptr);
+        const std::size_t count =
+            locations.results[r] ? nodes[match.results[r]].shape().elements() : 0;
+        float* sums = float_scratch(widened[locations.inputs.size() + r], count);
+        results.push_back(locations.results[r] ? sums : nullptr);
     }
     const PatternRow& row = pattern_row(match.kind);
     const FusedKernel<float> kernel =
