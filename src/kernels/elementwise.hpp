@@ -1,7 +1,6 @@
 // Elementwise loops: out[i] = f(i), each element computed alone, so neither the
 // AVX2 + FMA or AVX-512 copy of a loop nor sharing it among threads changes a
-// bit. Also
-// the shape walks the layout kernels share.
+// bit. Also the shape walks the layout kernels share.
 #pragma once
 
 #include "core/thread_pool.hpp"

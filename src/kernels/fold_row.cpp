@@ -60,7 +60,10 @@ TOPOS_AVX512 __m512d tap_row_sums(
 // nearest, ties to even, a NaN quieted (vcvtneps2bf16 would flush subnormals).
 TOPOS_AVX512 __m512 rounded_to_bf16(__m512 values) {
     const __m512i bits = _mm512_castps_si512(values);
-    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    // The zero-masked shift: g++ 12 takes the plain one's undefined pass-through
+    // lanes for an uninitialised read (-Wmaybe-uninitialized).
+    const __m512i odd = _mm512_and_si512(_mm512_maskz_srli_epi32(__mmask16{0xffff}, bits, 16),
+                                         _mm512_set1_epi32(1));
     const __m512i nearest =
         _mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), odd);
     const __mmask16 nan = _mm512_cmp_ps_mask(values, values, _CMP_UNORD_Q);
