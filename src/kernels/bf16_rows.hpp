@@ -15,6 +15,16 @@
 
 namespace topos::detail {
 
+// Where a fused kernel rounds the values inside it: as its element type
+// computes them (every plan of float or double), or also to bf16's precision,
+// kept in float, wherever the bf16 contract rounds a covered node's value (a
+// bf16 plan's election computed in float on its widened inputs, whose results
+// round once more as they are written).
+enum class Interior {
+    AsComputed,
+    RoundedToBf16
+};
+
 // The bits of bf16(value).
 inline std::uint16_t rounded_bits(float value) {
     const auto bits = bit_cast<std::uint32_t>(value);

@@ -75,17 +75,17 @@ TOPOS_AVX512 __m512 rounded_to_bf16(__m512 values) {
 
 // Tap row kh's sums along W, rounded to bf16 where the kernel computes a bf16
 // plan's values in float.
-template <bool rounds_to_bf16>
+template <Interior interior>
 TOPOS_AVX512 __m512 first_fold_sums(
     const FoldRowShape& s, const float* taps, std::size_t stride, std::size_t kh, __m512i lane) {
     const __m512 sums = tap_row_sums(s, taps, stride, kh, lane);
-    if constexpr (rounds_to_bf16) {
+    if constexpr (interior == Interior::RoundedToBf16) {
         return rounded_to_bf16(sums);
     }
     return sums;
 }
 
-template <bool rounds_to_bf16>
+template <Interior interior>
 TOPOS_AVX512 void fold_row_float(const FoldRowShape& s,
                                  const float* taps,
                                  std::size_t stride,
@@ -94,7 +94,7 @@ TOPOS_AVX512 void fold_row_float(const FoldRowShape& s,
     const __mmask16 image = first_lanes(s.width);
     const __m512i from_padded = _mm512_add_epi32(lane, _mm512_set1_epi32(int(s.pad_left)));
     for (std::size_t kh = 0; kh < s.kernel_rows; ++kh) {
-        const __m512 sums = first_fold_sums<rounds_to_bf16>(s, taps, stride, kh, lane);
+        const __m512 sums = first_fold_sums<interior>(s, taps, stride, kh, lane);
         if (float* row = rows[kh]) {
             const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
             _mm512_mask_storeu_ps(
@@ -126,7 +126,7 @@ TOPOS_AVX512 void fold_row_double(const FoldRowShape& s,
 // masked load after it would stall.
 inline constexpr std::size_t most_plane_rows = 32;
 
-template <bool rounds_to_bf16>
+template <Interior interior>
 TOPOS_AVX512 void fold_plane_float(const FoldPlaneShape& s,
                                    const float* taps,
                                    std::size_t stride,
@@ -146,7 +146,7 @@ TOPOS_AVX512 void fold_plane_float(const FoldPlaneShape& s,
                 continue;
             }
             const __m512 sums =
-                first_fold_sums<rounds_to_bf16>(r, taps + oh * r.windows, stride, kh, lane);
+                first_fold_sums<interior>(r, taps + oh * r.windows, stride, kh, lane);
             float* row = rows[y - s.pad_top];
             const __m512 onto = _mm512_maskz_permutexvar_ps(image, from_padded, sums);
             _mm512_store_ps(row, _mm512_add_ps(_mm512_load_ps(row), onto));
@@ -203,13 +203,14 @@ bool fits_in_lanes([[maybe_unused]] Isa isa, [[maybe_unused]] const FoldRowShape
 
 }  // namespace
 
-template <Element T>
+template <Element T, Interior interior>
 FoldPlane<T> fold_plane_kernel([[maybe_unused]] Isa isa,
                                [[maybe_unused]] const FoldPlaneShape& shape) {
+    static_assert(interior == Interior::AsComputed || sizeof(T) == 4);
 #if defined(TOPOS_FOLD_ROW_LANES)
     if (fits_in_lanes<T>(isa, shape.row) && shape.image_rows <= most_plane_rows) {
         if constexpr (sizeof(T) == 4) {
-            return fold_plane_float<false>;
+            return fold_plane_float<interior>;
         } else {
             return fold_plane_double;
         }
@@ -218,12 +219,13 @@ FoldPlane<T> fold_plane_kernel([[maybe_unused]] Isa isa,
     return nullptr;
 }
 
-template <Element T>
+template <Element T, Interior interior>
 FoldRow<T> fold_row_kernel([[maybe_unused]] Isa isa, [[maybe_unused]] const FoldRowShape& shape) {
+    static_assert(interior == Interior::AsComputed || sizeof(T) == 4);
 #if defined(TOPOS_FOLD_ROW_LANES)
     if (fits_in_lanes<T>(isa, shape)) {
         if constexpr (sizeof(T) == 4) {
-            return fold_row_float<false>;
+            return fold_row_float<interior>;
         } else {
             return fold_row_double;
         }
@@ -232,29 +234,12 @@ FoldRow<T> fold_row_kernel([[maybe_unused]] Isa isa, [[maybe_unused]] const Fold
     return nullptr;
 }
 
-FoldPlane<float> fold_plane_kernel_rounding_to_bf16([[maybe_unused]] Isa isa,
-                                                    [[maybe_unused]] const FoldPlaneShape& shape) {
-#if defined(TOPOS_FOLD_ROW_LANES)
-    if (fits_in_lanes<float>(isa, shape.row) && shape.image_rows <= most_plane_rows) {
-        return fold_plane_float<true>;
-    }
-#endif
-    return nullptr;
-}
-
-FoldRow<float> fold_row_kernel_rounding_to_bf16([[maybe_unused]] Isa isa,
-                                                [[maybe_unused]] const FoldRowShape& shape) {
-#if defined(TOPOS_FOLD_ROW_LANES)
-    if (fits_in_lanes<float>(isa, shape)) {
-        return fold_row_float<true>;
-    }
-#endif
-    return nullptr;
-}
-
 template FoldRow<float> fold_row_kernel<float>(Isa, const FoldRowShape&);
 template FoldRow<double> fold_row_kernel<double>(Isa, const FoldRowShape&);
+template FoldRow<float> fold_row_kernel<float, Interior::RoundedToBf16>(Isa, const FoldRowShape&);
 template FoldPlane<float> fold_plane_kernel<float>(Isa, const FoldPlaneShape&);
 template FoldPlane<double> fold_plane_kernel<double>(Isa, const FoldPlaneShape&);
+template FoldPlane<float> fold_plane_kernel<float, Interior::RoundedToBf16>(Isa,
+                                                                            const FoldPlaneShape&);
 
 }  // namespace topos::detail

@@ -7,6 +7,7 @@
 // are left alone, as the scalar loops leave them.
 #pragma once
 
+#include "kernels/bf16_rows.hpp"
 #include <topos/core/isa.hpp>
 #include <topos/core/tensor.hpp>
 
@@ -30,8 +31,11 @@ using FoldRow =
 
 // The kernel for `shape` on `isa`, or null where there is none: AVX-512F
 // only, and only where windows + KW - 1 and pad_left + width fit in one
-// vector (16 floats, 8 doubles).
-template <Element T>
+// vector (16 floats, 8 doubles). Interior::RoundedToBf16 (float only, for a
+// bf16 plan's election computed in float): the same sums, each tap row's sums
+// along W (the first Fold's values) rounded to bf16's precision, kept in
+// float, before they are added onto the image rows.
+template <Element T, Interior interior = Interior::AsComputed>
 FoldRow<T> fold_row_kernel(Isa isa, const FoldRowShape& shape);
 
 // Every row of windows of one plane folded onto the image: window rows oh =
@@ -51,15 +55,9 @@ template <Element T>
 using FoldPlane = void (*)(const FoldPlaneShape& shape, const T* taps, std::size_t stride, T* out);
 
 // The plane kernel for `shape` on `isa`, or null: where fold_row_kernel has a
-// kernel for its rows, and the image has at most 32 rows.
-template <Element T>
+// kernel for its rows, and the image has at most 32 rows. Its sums along W
+// round as fold_row_kernel's do under `interior`.
+template <Element T, Interior interior = Interior::AsComputed>
 FoldPlane<T> fold_plane_kernel(Isa isa, const FoldPlaneShape& shape);
-
-// The float kernels of a bf16 plan's election computed in float: the same
-// sums, each tap row's sums along W (the first Fold's values) rounded to
-// bf16's precision, kept in float, before they are added onto the image rows.
-// Null where fold_row_kernel<float> and fold_plane_kernel<float> are.
-FoldRow<float> fold_row_kernel_rounding_to_bf16(Isa isa, const FoldRowShape& shape);
-FoldPlane<float> fold_plane_kernel_rounding_to_bf16(Isa isa, const FoldPlaneShape& shape);
 
 }  // namespace topos::detail

@@ -18,16 +18,6 @@
 
 namespace topos::detail {
 
-// Where a fused kernel rounds the values inside it: as its element type
-// computes them (every plan of float or double), or also to bf16's precision,
-// kept in float, wherever the bf16 contract rounds a covered node's value (a
-// bf16 plan's election computed in float on its widened inputs, whose results
-// round once more as they are written).
-enum class Interior {
-    AsComputed,
-    RoundedToBf16
-};
-
 // The Maximum opcode's rule: the first operand unless the second is greater,
 // and a NaN first operand wins.
 template <Element T>
@@ -204,12 +194,7 @@ bool fold_window_row_in_lanes(
     if (!unit_steps(g) || g.size[0] > most_rows) {
         return false;
     }
-    FoldRow<T> fold = nullptr;
-    if constexpr (interior == Interior::RoundedToBf16) {
-        fold = fold_row_kernel_rounding_to_bf16(isa(), shape);
-    } else {
-        fold = fold_row_kernel<T>(isa(), shape);
-    }
+    const FoldRow<T> fold = fold_row_kernel<T, interior>(isa(), shape);
     if (fold == nullptr) {
         return false;
     }
@@ -296,13 +281,7 @@ void fold_window_plane(const WindowGeometry& g,
                                    g.count[0],
                                    g.pad_before[0],
                                    g.extent[0]};
-        FoldPlane<T> fold = nullptr;
-        if constexpr (interior == Interior::RoundedToBf16) {
-            fold = fold_plane_kernel_rounding_to_bf16(isa(), shape);
-        } else {
-            fold = fold_plane_kernel<T>(isa(), shape);
-        }
-        if (fold != nullptr) {
+        if (const FoldPlane<T> fold = fold_plane_kernel<T, interior>(isa(), shape)) {
             fold(shape, taps, stride, out);
             return;
         }

@@ -262,8 +262,10 @@ TEST(FoldRowRoundingToBf16, RowsAndPlanesGiveTheScalarFoldsBitsWithEachLineRound
                         true);
         }
         for (const Isa isa : supported_isas()) {
-            const auto plane = detail::fold_plane_kernel_rounding_to_bf16(isa, s);
-            const auto row = detail::fold_row_kernel_rounding_to_bf16(isa, r);
+            const auto plane =
+                detail::fold_plane_kernel<float, detail::Interior::RoundedToBf16>(isa, s);
+            const auto row =
+                detail::fold_row_kernel<float, detail::Interior::RoundedToBf16>(isa, r);
             EXPECT_EQ(row != nullptr, detail::fold_row_kernel<float>(isa, r) != nullptr);
             if (plane == nullptr || row == nullptr) {
                 continue;
