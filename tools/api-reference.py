@@ -55,6 +55,9 @@ GROUPS = [
         "model/attention.hpp", "model/transformer.hpp", "model/function.hpp",
         "model/mixed_precision.hpp",
         "model/init.hpp"]),
+    ("Language models: the Llama family", [
+        "model/rms_norm.hpp", "model/rotary.hpp", "model/grouped_query_attention.hpp",
+        "model/swiglu.hpp", "model/llama.hpp"]),
     ("Training: optimizers, schedules, clipping, checkpoints", [
         "model/optim.hpp", "model/schedule.hpp", "model/clip.hpp", "model/checkpoint.hpp"]),
     ("Data", [

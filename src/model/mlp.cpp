@@ -46,11 +46,25 @@ Value<T> activate(const Value<T>& x, Activation activation) {
 }
 
 template <Element T>
+const Value<T>& Linear<T>::bias() const {
+    if (!bias_) {
+        throw Error("Linear(" + std::to_string(weight_.shape()[0]) + " -> " +
+                    std::to_string(weight_.shape()[1]) +
+                    ") has no bias: it was built with Bias::None (check has_bias() first)");
+    }
+    return *bias_;
+}
+
+template <Element T>
 std::string Linear<T>::describe() const {
     std::ostringstream out;
     out << "Linear(" << weight_.shape()[0] << " -> " << weight_.shape()[1] << "): weight "
-        << weight_.shape() << " at node " << weight_.index() << ", bias " << bias_.shape()
-        << " at node " << bias_.index();
+        << weight_.shape() << " at node " << weight_.index();
+    if (bias_) {
+        out << ", bias " << bias_->shape() << " at node " << bias_->index();
+    } else {
+        out << ", no bias";
+    }
     return out.str();
 }
 
@@ -110,7 +124,9 @@ std::string Mlp<T>::describe() const {
     out << ", " << activation_ << ")\n";
     for (const Linear<T>& layer : layers_) {
         out << "  " << layer.describe() << '\n';
-        count += layer.weight().shape().elements() + layer.bias().shape().elements();
+        for (const Value<T>& parameter : layer.parameters()) {
+            count += parameter.shape().elements();
+        }
     }
     out << "  " << count << " parameters";
     return out.str();

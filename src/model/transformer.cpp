@@ -2,6 +2,7 @@
 // then + mlp(norm2(.)), its parameters in that order, and its description
 // with the parts' lines indented.
 #include "graph/record.hpp"
+#include "model/indented.hpp"
 #include <topos/graph/scope.hpp>
 #include <topos/model/module.hpp>
 #include <topos/model/transformer.hpp>
@@ -23,30 +24,14 @@ std::vector<Value<T>> TransformerBlock<T>::parameters() const {
     return parameters_of<T>(norm1_, attention_, norm2_, mlp_);
 }
 
-namespace {
-
-// Every line of `text` after the first, indented by two more spaces.
-std::string indented(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        out += c;
-        if (c == '\n') {
-            out += "  ";
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
 template <Element T>
 std::string TransformerBlock<T>::describe() const {
     std::ostringstream out;
     out << "TransformerBlock (pre-norm)\n"
         << "  " << norm1_.describe() << '\n'
-        << "  " << indented(attention_.describe()) << '\n'
+        << "  " << detail::indented(attention_.describe()) << '\n'
         << "  " << norm2_.describe() << '\n'
-        << "  " << indented(mlp_.describe());
+        << "  " << detail::indented(mlp_.describe());
     return out.str();
 }
 

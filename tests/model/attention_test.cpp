@@ -21,17 +21,8 @@ namespace topos {
 namespace {
 
 using test::near_relative;
+using test::randomised;
 using test::to_doubles;
-
-// Every parameter replaced by a normal sample, biases included, so none is 0.
-Parameters<double> randomised(const Network<double>& network, std::uint64_t seed) {
-    const Parameters<double> initial = network.parameters();
-    Parameters<double> parameters = initial;
-    for (const Symbol symbol : initial.symbols()) {
-        parameters = parameters.with(symbol, init::normal(seed++, 0.5)(initial.of(symbol).shape()));
-    }
-    return parameters;
-}
 
 // x [rows, in] w [in, out] + b [out]
 std::vector<double> affine(const std::vector<double>& x,
@@ -146,10 +137,7 @@ TEST(CausalSelfAttention, GradientsMatchFiniteDifferences) {
     const CausalSelfAttention<double> attention(tape, 4, 2, init::xavier(4));
     const Value<double> x = tape.input(init::normal(5, 1.0)(Shape{2, 3, 4}));
     const test::Weighted weighted = test::weighted_loss(tape, attention.express(x), 6);
-    std::vector<Symbol> sources{x};
-    for (const Value<double>& parameter : attention.parameters()) {
-        sources.push_back(parameter);
-    }
+    const std::vector<Symbol> sources = test::input_and_parameters(x, attention);
     const Network<double> network = std::move(tape).into_network();
     test::expect_gradients_match_finite_differences(
         network, randomised(network, 7), {}, weighted, sources);
@@ -223,10 +211,7 @@ TEST(TransformerBlock, GradientsMatchFiniteDifferences) {
     const TransformerBlock<double> block(tape, 4, 2, 6, init::xavier(43));
     const Value<double> x = tape.input(init::normal(44, 1.0)(Shape{1, 3, 4}));
     const test::Weighted weighted = test::weighted_loss(tape, block.express(x), 45);
-    std::vector<Symbol> sources{x};
-    for (const Value<double>& parameter : block.parameters()) {
-        sources.push_back(parameter);
-    }
+    const std::vector<Symbol> sources = test::input_and_parameters(x, block);
     const Network<double> network = std::move(tape).into_network();
     test::expect_gradients_match_finite_differences(
         network, randomised(network, 46), {}, weighted, sources, 1e-6);

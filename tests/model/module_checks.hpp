@@ -13,10 +13,35 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <span>
 #include <vector>
 
 namespace topos::test {
+
+// Every parameter replaced by a normal sample of deviation 0.5, biases and
+// norm weights included, so none is 0 or 1.
+template <Element T>
+Parameters<T> randomised(const Network<T>& network, std::uint64_t seed) {
+    const Parameters<T> initial = network.parameters();
+    Parameters<T> parameters = initial;
+    for (const Symbol symbol : initial.symbols()) {
+        parameters =
+            parameters.with(symbol, init::normal(seed++, 0.5).make<T>(initial.of(symbol).shape()));
+    }
+    return parameters;
+}
+
+// The sources a module's gradient check differentiates by: its input, then
+// every parameter of the module.
+template <class Module>
+std::vector<Symbol> input_and_parameters(const Value<double>& input, const Module& module) {
+    std::vector<Symbol> sources{input};
+    for (const Value<double>& parameter : module.parameters()) {
+        sources.push_back(parameter);
+    }
+    return sources;
+}
 
 // What a module test records: its output, the weighted loss and the weights.
 struct Weighted {

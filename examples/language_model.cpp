@@ -1,0 +1,90 @@
+// A language model of the Llama family: RmsNorm, rotary position embeddings,
+// grouped-query attention and a SwiGLU MLP, built from a configuration,
+// named as Hugging Face names a released checkpoint's tensors, and trained
+// to continue a sequence of tokens.
+#include <topos/topos.hpp>
+
+#include <algorithm>
+#include <iostream>
+
+namespace {
+
+namespace init = topos::init;
+namespace optim = topos::optim;
+
+constexpr std::size_t positions = 12;
+
+// The configuration a config.json holds, here a tiny one.
+topos::LlamaConfig tiny_config() {
+    return {.vocabulary = 16,
+            .hidden = 32,
+            .intermediate = 64,
+            .layers = 2,
+            .heads = 4,
+            .key_value_heads = 2,
+            .rope_theta = 10000.0,
+            .rms_norm_eps = 1e-5,
+            .max_positions = 64,
+            .tied_embeddings = false};
+}
+
+struct Model {
+    topos::Network<float> network;
+    topos::Symbol logits;
+    topos::Symbol loss;
+};
+
+Model record_model() {
+    topos::Tape<float> tape;
+    const topos::Llama<float> llama(tape, tiny_config(), init::normal(7, 0.02));
+    auto tokens = tape.indices(topos::Shape{1, positions}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    auto next = tape.indices(topos::Shape{positions}, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
+    auto logits = llama.express(tokens).reshape(topos::Shape{positions, 16});
+    auto loss = topos::cross_entropy(logits, next);
+
+    std::cout << llama.describe() << "\n\n";
+    const auto names = llama.named_parameters();
+    std::cout << names.size() << " named parameters, as in a released checkpoint:\n";
+    for (std::size_t i : {std::size_t{0}, std::size_t{1}, std::size_t{2}, names.size() - 1}) {
+        std::cout << "  " << names[i].name << '\n';
+    }
+    std::cout << '\n';
+    return {std::move(tape).into_network(), logits, loss};
+}
+
+// The most likely next token after each position.
+void print_predictions(const topos::Tensor<float>& logits) {
+    std::cout << "predicted next tokens:";
+    const auto values = logits.data();
+    for (std::size_t p = 0; p < positions; ++p) {
+        const auto row = values.subspan(p * 16, 16);
+        std::cout << ' ' << std::max_element(row.begin(), row.end()) - row.begin();
+    }
+    std::cout << '\n';
+}
+
+void train(const Model& model) {
+    const optim::AdamW adamw({.learning_rate = 0.01, .weight_decay = 0.0});
+    auto parameters = model.network.parameters();
+    auto state = adamw.start(parameters);
+    for (std::uint64_t step = 0; step < 40; ++step) {
+        auto run = model.network.forward(parameters);
+        auto gradients = run.backward(model.loss).parameters(parameters);
+        auto [next, next_state] = adamw.step(parameters, gradients, state);
+        parameters = next;
+        state = next_state;
+        if (step % 10 == 0) {
+            std::cout << "step " << step << ": loss " << run.of(model.loss) << '\n';
+        }
+    }
+    const auto trained = model.network.forward(parameters);
+    std::cout << "after 40 steps: loss " << trained.of(model.loss) << '\n';
+    print_predictions(trained.of(model.logits));
+}
+
+}  // namespace
+
+int main() {
+    const Model model = record_model();
+    train(model);
+}
