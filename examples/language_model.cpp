@@ -1,11 +1,13 @@
 // A language model of the Llama family: RmsNorm, rotary position embeddings,
 // grouped-query attention and a SwiGLU MLP, built from a configuration,
-// named as Hugging Face names a released checkpoint's tensors, and trained
-// to continue a sequence of tokens.
+// named as Hugging Face names a released checkpoint's tensors, trained to
+// continue a sequence of tokens, saved as a released model folder and loaded
+// back from it.
 #include <topos/topos.hpp>
 
 #include <algorithm>
 #include <iostream>
+#include <ranges>
 
 namespace {
 
@@ -29,6 +31,7 @@ topos::LlamaConfig tiny_config() {
 }
 
 struct Model {
+    topos::Llama<float> llama;
     topos::Network<float> network;
     topos::Symbol logits;
     topos::Symbol loss;
@@ -49,7 +52,7 @@ Model record_model() {
         std::cout << "  " << names[i].name << '\n';
     }
     std::cout << '\n';
-    return {std::move(tape).into_network(), logits, loss};
+    return {llama, std::move(tape).into_network(), logits, loss};
 }
 
 // The most likely next token after each position.
@@ -63,7 +66,7 @@ void print_predictions(const topos::Tensor<float>& logits) {
     std::cout << '\n';
 }
 
-void train(const Model& model) {
+topos::Parameters<float> train(const Model& model) {
     const optim::AdamW adamw({.learning_rate = 0.01, .weight_decay = 0.0});
     auto parameters = model.network.parameters();
     auto state = adamw.start(parameters);
@@ -80,11 +83,32 @@ void train(const Model& model) {
     const auto trained = model.network.forward(parameters);
     std::cout << "after 40 steps: loss " << trained.of(model.loss) << '\n';
     print_predictions(trained.of(model.logits));
+    return parameters;
+}
+
+// The trained model written as Hugging Face publishes one, then read back
+// into a fresh tape as a user of downloaded files would.
+void save_and_load(const Model& model, const topos::Parameters<float>& trained) {
+    topos::save_llama_folder("language_model_example", model.llama, trained);
+    const topos::LlamaFolder folder("language_model_example");
+    std::cout << "\nlanguage_model_example/: config.json and " << folder.tensors().size()
+              << " tensors, among them\n";
+    for (const auto& tensor : folder.tensors() | std::views::take(3)) {
+        std::cout << "  " << tensor.stored.name << ' ' << tensor.stored.dtype << ' '
+                  << tensor.stored.shape << '\n';
+    }
+    topos::Tape<float> tape;
+    const topos::Llama<float> loaded = folder.load(tape);
+    auto tokens = tape.indices(topos::Shape{1, positions}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    auto logits = loaded.express(tokens).reshape(topos::Shape{positions, 16});
+    const auto network = std::move(tape).into_network();
+    print_predictions(network.forward(network.parameters()).of(logits));
 }
 
 }  // namespace
 
 int main() {
     const Model model = record_model();
-    train(model);
+    const auto trained = train(model);
+    save_and_load(model, trained);
 }

@@ -57,7 +57,7 @@ GROUPS = [
         "model/init.hpp"]),
     ("Language models: the Llama family", [
         "model/rms_norm.hpp", "model/rotary.hpp", "model/grouped_query_attention.hpp",
-        "model/swiglu.hpp", "model/llama.hpp"]),
+        "model/swiglu.hpp", "model/llama.hpp", "model/llama_folder.hpp"]),
     ("Training: optimizers, schedules, clipping, checkpoints", [
         "model/optim.hpp", "model/schedule.hpp", "model/clip.hpp", "model/checkpoint.hpp"]),
     ("Data", [

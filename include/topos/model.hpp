@@ -26,6 +26,7 @@
 #include <topos/model/layer_norm.hpp>
 #include <topos/model/linear.hpp>
 #include <topos/model/llama.hpp>
+#include <topos/model/llama_folder.hpp>
 #include <topos/model/max_pool.hpp>
 #include <topos/model/mixed_precision.hpp>
 #include <topos/model/mlp.hpp>

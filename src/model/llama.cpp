@@ -8,6 +8,7 @@
 #include <topos/model/llama.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace topos {
@@ -38,8 +39,9 @@ void LlamaConfig::check() const {
         refuse("num_key_value_heads (" + std::to_string(key_value_heads) +
                ") must divide num_attention_heads (" + std::to_string(heads) + ")");
     }
-    if (!(rope_theta > 1) || !(rms_norm_eps > 0)) {
-        refuse("rope_theta must be above 1 and rms_norm_eps positive; got " +
+    if (!(rope_theta > 1) || !(rms_norm_eps > 0) || !std::isfinite(rope_theta) ||
+        !std::isfinite(rms_norm_eps)) {
+        refuse("rope_theta must be finite and above 1, and rms_norm_eps finite and positive; got " +
                std::to_string(rope_theta) + " and " + std::to_string(rms_norm_eps));
     }
 }

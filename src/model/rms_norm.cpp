@@ -1,4 +1,4 @@
-// RmsNorm: a weight of ones as its parameter, and express() recorded as
+// RmsNorm: its sizes checked, and express() recorded as
 // x * rsqrt(mean(x^2) + epsilon) * weight over the last axis.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
@@ -10,15 +10,13 @@
 namespace topos {
 
 template <Element T>
-RmsNorm<T>::RmsNorm(Tape<T>& tape, std::size_t features, double epsilon)
-    : features_(features),
-      epsilon_(epsilon),
-      weight_(tape.parameter(Tensor<T>::filled(Shape{features}, T{1}))) {
+std::size_t RmsNorm<T>::checked(std::size_t features, double epsilon) {
     if (features == 0 || !(epsilon > 0)) {
         throw ShapeError("an RmsNorm needs at least one feature and a positive epsilon; got " +
                          std::to_string(features) + " features and epsilon " +
                          std::to_string(epsilon));
     }
+    return features;
 }
 
 template <Element T>

@@ -4,6 +4,8 @@
 // recorded modules are checked against.
 #pragma once
 
+#include <topos/model/llama.hpp>
+
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -12,6 +14,20 @@
 namespace topos::test::llama {
 
 using Rows = std::vector<double>;
+
+// TinyLlama 1.1B's sizes, as its config.json gives them.
+inline LlamaConfig tiny_llama_1_1b() {
+    return {.vocabulary = 32000,
+            .hidden = 2048,
+            .intermediate = 5632,
+            .layers = 22,
+            .heads = 32,
+            .key_value_heads = 4,
+            .rope_theta = 10000.0,
+            .rms_norm_eps = 1e-5,
+            .max_positions = 2048,
+            .tied_embeddings = false};
+}
 
 // x [rows, in] w [in, out]
 inline Rows product(const Rows& x, const Rows& w, std::size_t in, std::size_t out) {

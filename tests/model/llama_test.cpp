@@ -475,17 +475,7 @@ TEST(LlamaConfig, RefusesSizesThatCannotMakeAModel) {
 }
 
 TEST(LlamaConfig, CountsTinyLlamasParameters) {
-    const LlamaConfig tiny_llama{.vocabulary = 32000,
-                                 .hidden = 2048,
-                                 .intermediate = 5632,
-                                 .layers = 22,
-                                 .heads = 32,
-                                 .key_value_heads = 4,
-                                 .rope_theta = 10000.0,
-                                 .rms_norm_eps = 1e-5,
-                                 .max_positions = 2048,
-                                 .tied_embeddings = false};
-    EXPECT_EQ(tiny_llama.parameter_count(), 1'100'048'384U);
+    EXPECT_EQ(reference::tiny_llama_1_1b().parameter_count(), 1'100'048'384U);
 }
 
 }  // namespace

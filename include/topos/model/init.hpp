@@ -166,6 +166,27 @@ private:
     double keep_;
 };
 
+// Every element `value` (rounded once to the element type); draws nothing.
+class Constant {
+public:
+    // Every element `value`.
+    explicit Constant(double value) : value_(value) {}
+
+    // The tensor of `shape`, filled.
+    template <Element T>
+    Tensor<T> make(const Shape& shape) const {
+        return Tensor<T>::filled(shape, static_cast<T>(value_));
+    }
+
+private:
+    double value_;
+};
+
+// Every element `value`: init::constant(1.0) is a norm's weight of ones.
+inline Constant constant(double value) {
+    return Constant(value);
+}
+
 // Uniform in [low, high), seeded by `seed`.
 inline Uniform uniform(std::uint64_t seed, double low, double high) {
     return {seed, low, high};

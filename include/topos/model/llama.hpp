@@ -13,6 +13,7 @@
 #include <topos/graph/value.hpp>
 #include <topos/model/embedding.hpp>
 #include <topos/model/grouped_query_attention.hpp>
+#include <topos/model/init.hpp>
 #include <topos/model/linear.hpp>
 #include <topos/model/named.hpp>
 #include <topos/model/rms_norm.hpp>
@@ -63,14 +64,22 @@ public:
     // hidden into even head widths and key_value_heads divides heads.
     template <class Initialiser>
     LlamaDecoderLayer(Tape<T>& tape, const LlamaConfig& config, Initialiser&& weight_init)
-        : input_norm_(tape, config.hidden, config.rms_norm_eps),
+        : LlamaDecoderLayer(tape, config, weight_init, init::constant(1.0)) {}
+
+    // The same, the two norms' weights drawn in turn from `norm_init`.
+    template <class Initialiser, class NormInitialiser>
+    LlamaDecoderLayer(Tape<T>& tape,
+                      const LlamaConfig& config,
+                      Initialiser&& weight_init,
+                      NormInitialiser&& norm_init)
+        : input_norm_(tape, config.hidden, config.rms_norm_eps, norm_init),
           attention_(tape,
                      {.width = config.hidden,
                       .heads = config.heads,
                       .key_value_heads = config.key_value_heads,
                       .rope_theta = config.rope_theta},
                      weight_init),
-          post_attention_norm_(tape, config.hidden, config.rms_norm_eps),
+          post_attention_norm_(tape, config.hidden, config.rms_norm_eps, norm_init),
           mlp_(tape, config.hidden, config.intermediate, weight_init) {}
 
     // h [batch, sequence, hidden] at `positions`, to [batch, sequence, hidden].
@@ -123,10 +132,20 @@ public:
     // the norms' weights are ones.
     template <class Initialiser>
     Llama(Tape<T>& tape, const LlamaConfig& config, Initialiser&& weight_init)
+        : Llama(tape, config, weight_init, init::constant(1.0)) {}
+
+    // The same, the norms' weights drawn from `norm_init` in the order
+    // named_parameters() lists them (LlamaFolder's initialisers read a
+    // released checkpoint's tensors this way).
+    template <class Initialiser, class NormInitialiser>
+    Llama(Tape<T>& tape,
+          const LlamaConfig& config,
+          Initialiser&& weight_init,
+          NormInitialiser&& norm_init)
         : config_(checked(config)),
           embed_tokens_(tape, config.vocabulary, config.hidden, weight_init),
-          layers_(make_layers(tape, config, weight_init)),
-          norm_(tape, config.hidden, config.rms_norm_eps) {
+          layers_(make_layers(tape, config, weight_init, norm_init)),
+          norm_(tape, config.hidden, config.rms_norm_eps, norm_init) {
         if (!config.tied_embeddings) {
             lm_head_.emplace(tape, config.hidden, config.vocabulary, weight_init, Bias::None);
         }
@@ -182,14 +201,15 @@ private:
         return config;
     }
 
-    template <class Initialiser>
+    template <class Initialiser, class NormInitialiser>
     static std::vector<LlamaDecoderLayer<T>> make_layers(Tape<T>& tape,
                                                          const LlamaConfig& config,
-                                                         Initialiser& weight_init) {
+                                                         Initialiser& weight_init,
+                                                         NormInitialiser& norm_init) {
         std::vector<LlamaDecoderLayer<T>> layers;
         layers.reserve(config.layers);
         for (std::size_t i = 0; i < config.layers; ++i) {
-            layers.emplace_back(tape, config, weight_init);
+            layers.emplace_back(tape, config, weight_init, norm_init);
         }
         return layers;
     }

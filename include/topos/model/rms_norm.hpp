@@ -6,6 +6,7 @@
 
 #include <topos/graph/tape.hpp>
 #include <topos/graph/value.hpp>
+#include <topos/model/init.hpp>
 #include <topos/model/named.hpp>
 
 #include <cstddef>
@@ -18,7 +19,15 @@ template <Element T>
 class RmsNorm {
 public:
     // Throws ShapeError when `features` is 0 or epsilon is not positive.
-    RmsNorm(Tape<T>& tape, std::size_t features, double epsilon = 1e-6);
+    RmsNorm(Tape<T>& tape, std::size_t features, double epsilon = 1e-6)
+        : RmsNorm(tape, features, epsilon, init::constant(1.0)) {}
+
+    // The weight from `weight_init` instead of ones (a checkpoint's, say).
+    template <class Initialiser>
+    RmsNorm(Tape<T>& tape, std::size_t features, double epsilon, Initialiser&& weight_init)
+        : features_(checked(features, epsilon)),
+          epsilon_(epsilon),
+          weight_(tape.parameter(weight_init.template make<T>(Shape{features}))) {}
 
     // x of any rank >= 1 whose last axis has `features` elements (ShapeError otherwise).
     Value<T> express(const Value<T>& x) const;
@@ -39,6 +48,8 @@ public:
     std::string describe() const;
 
 private:
+    static std::size_t checked(std::size_t features, double epsilon);
+
     std::size_t features_;
     double epsilon_;
     Value<T> weight_;
