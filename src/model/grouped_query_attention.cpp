@@ -58,7 +58,8 @@ Value<T> GroupedQueryAttention<T>::split_heads(const Value<T>& projected, std::s
 
 template <Element T>
 void GroupedQueryAttention<T>::check_input(const Value<T>& x,
-                                           const AttentionPositions<T>& positions) const {
+                                           const Value<T>& allowed,
+                                           std::size_t keys) const {
     const Shape shape = x.shape();
     if (shape.rank() != 3 || shape[2] != sizes_.width) {
         throw ShapeError("grouped-query attention of width " + std::to_string(sizes_.width) +
@@ -66,12 +67,40 @@ void GroupedQueryAttention<T>::check_input(const Value<T>& x,
                          std::to_string(x.index()) + " has shape " + shape.str() +
                          " (reshape a single sequence to [1, sequence, width])");
     }
-    if (positions.allowed.shape() != Shape{shape[1], shape[1]}) {
-        throw ShapeError("grouped-query attention over " + std::to_string(shape[1]) +
-                         " positions needs allowed keys of shape [" + std::to_string(shape[1]) +
-                         ", " + std::to_string(shape[1]) + "]; got " +
-                         positions.allowed.shape().str());
+    if (allowed.shape() != Shape{shape[1], keys}) {
+        throw ShapeError("grouped-query attention of " + std::to_string(shape[1]) +
+                         " tokens over " + std::to_string(keys) +
+                         " keys needs allowed keys of shape [" + std::to_string(shape[1]) + ", " +
+                         std::to_string(keys) + "]; got " + allowed.shape().str());
     }
+}
+
+template <Element T>
+Value<T> GroupedQueryAttention<T>::attend(const Value<T>& q,
+                                          const Value<T>& keys,
+                                          const Value<T>& values,
+                                          const Value<T>& allowed) const {
+    const std::size_t batch = q.shape()[0];
+    const std::size_t tokens = q.shape()[2];
+    const std::size_t seen = keys.shape()[2];
+    const std::size_t head_width = rotary_.head_width();
+    const std::size_t groups = sizes_.key_value_heads;
+    const std::size_t group = sizes_.heads / groups;
+    // Query head h = g * group + r is row r * tokens + t of its group's stack.
+    const Value<T> stacked = q.reshape(Shape{batch, groups, group * tokens, head_width});
+    const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(head_width)));
+    const Value<T> scores = (stacked.matmul(keys.transpose()) * scale)
+                                .reshape(Shape{batch, groups, group, tokens, seen});
+    Tape<T> tape = q.tape();
+    const Value<T> hidden = tape.leaf(std::numeric_limits<T>::lowest());
+    const Value<T> weights = where(allowed, scores, hidden)
+                                 .softmax(4)
+                                 .reshape(Shape{batch, groups, group * tokens, seen});
+    const Value<T> merged = weights.matmul(values)
+                                .reshape(Shape{batch, sizes_.heads, tokens, head_width})
+                                .permute(Axes{0, 2, 1, 3})
+                                .reshape(Shape{batch, tokens, sizes_.width});
+    return output_.express(merged);
 }
 
 template <Element T>
@@ -79,32 +108,44 @@ Value<T> GroupedQueryAttention<T>::express(const Value<T>& x,
                                            const AttentionPositions<T>& positions) const {
     const detail::RecordScope scope(x);
     const NameScope named("GroupedQueryAttention");
-    check_input(x, positions);
-    const std::size_t batch = x.shape()[0];
-    const std::size_t sequence = x.shape()[1];
-    const std::size_t head_width = rotary_.head_width();
+    check_input(x, positions.allowed, x.shape().rank() == 3 ? x.shape()[1] : 0);
+    const Value<T> q =
+        rotary_.apply(split_heads(query_.express(x), sizes_.heads), positions.cos, positions.sin);
     const std::size_t groups = sizes_.key_value_heads;
-    const std::size_t group = sizes_.heads / groups;
+    const Value<T> k =
+        rotary_.apply(split_heads(key_.express(x), groups), positions.cos, positions.sin);
+    const Value<T> v = split_heads(value_.express(x), groups);
+    return attend(q, k, v, positions.allowed);
+}
+
+template <Element T>
+Value<T> GroupedQueryAttention<T>::express(const Value<T>& x,
+                                           const CachedPositions<T>& positions,
+                                           const KeyValueCache<T>& cache,
+                                           KeyValueCache<T>& updated) const {
+    const detail::RecordScope scope(x);
+    const NameScope named("GroupedQueryAttention");
+    const Shape& keys = cache.keys.shape();
+    const std::size_t context = keys.rank() == 4 ? keys[2] : 0;
+    check_input(x, positions.allowed, context);
+    const std::size_t batch = x.shape()[0];
+    const std::size_t groups = sizes_.key_value_heads;
+    const Shape cache_shape{batch, groups, context, rotary_.head_width()};
+    if (keys != cache_shape || cache.values.shape() != cache_shape) {
+        throw ShapeError("grouped-query attention's cache holds keys and values of " +
+                         cache_shape.str() + " for this batch; got keys " + keys.str() +
+                         " and values " + cache.values.shape().str());
+    }
     const Value<T> q =
         rotary_.apply(split_heads(query_.express(x), sizes_.heads), positions.cos, positions.sin);
     const Value<T> k =
         rotary_.apply(split_heads(key_.express(x), groups), positions.cos, positions.sin);
     const Value<T> v = split_heads(value_.express(x), groups);
-    // Query head h = g * group + r is row r * sequence + t of its group's stack.
-    const Value<T> stacked = q.reshape(Shape{batch, groups, group * sequence, head_width});
-    const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(head_width)));
-    const Value<T> scores = (stacked.matmul(k.transpose()) * scale)
-                                .reshape(Shape{batch, groups, group, sequence, sequence});
-    Tape<T> tape = x.tape();
-    const Value<T> hidden = tape.leaf(std::numeric_limits<T>::lowest());
-    const Value<T> weights = where(positions.allowed, scores, hidden)
-                                 .softmax(4)
-                                 .reshape(Shape{batch, groups, group * sequence, sequence});
-    const Value<T> merged = weights.matmul(v)
-                                .reshape(Shape{batch, sizes_.heads, sequence, head_width})
-                                .permute(Axes{0, 2, 1, 3})
-                                .reshape(Shape{batch, sequence, sizes_.width});
-    return output_.express(merged);
+    const Shape placement_shape{batch, groups, context, x.shape()[1]};
+    const Value<T> placement = positions.placement.broadcast_to(placement_shape);
+    updated.keys = cache.keys * positions.kept + placement.matmul(k);
+    updated.values = cache.values * positions.kept + placement.matmul(v);
+    return attend(q, updated.keys, updated.values, positions.allowed);
 }
 
 template <Element T>
@@ -147,6 +188,49 @@ template AttentionPositions<double> causal_positions(Tape<double>&,
 template AttentionPositions<bf16> causal_positions(Tape<bf16>&,
                                                    const RotaryEmbedding&,
                                                    std::size_t);
+
+template <Element T>
+CachedPositionTensors<T> cached_position_tensors(const RotaryEmbedding& rotary,
+                                                 std::size_t first,
+                                                 std::size_t count,
+                                                 std::size_t context) {
+    if (count == 0 || first + count > context) {
+        throw ShapeError("a cache of " + std::to_string(context) +
+                         " positions holds no tokens at " + std::to_string(first) + " .. " +
+                         std::to_string(first + count) +
+                         " (past the context: start a longer cache)");
+    }
+    RotaryTables<T> tables = rotary.tables<T>(first, count);
+    const auto matrix = [](Shape shape, auto one) {
+        return Tensor<T>::generate(shape, [&](std::span<T> out) {
+            const std::size_t columns = shape[1];
+            for (std::size_t r = 0; r < shape[0]; ++r) {
+                for (std::size_t c = 0; c < columns; ++c) {
+                    out[r * columns + c] = one(r, c) ? T{1} : T{0};
+                }
+            }
+        });
+    };
+    return {std::move(tables.cos),
+            std::move(tables.sin),
+            matrix(Shape{count, context}, [&](auto t, auto key) { return key <= first + t; }),
+            matrix(Shape{context, count}, [&](auto row, auto t) { return row == first + t; }),
+            matrix(Shape{context, 1},
+                   [&](auto row, auto) { return row < first || row >= first + count; })};
+}
+
+template CachedPositionTensors<float> cached_position_tensors(const RotaryEmbedding&,
+                                                              std::size_t,
+                                                              std::size_t,
+                                                              std::size_t);
+template CachedPositionTensors<double> cached_position_tensors(const RotaryEmbedding&,
+                                                               std::size_t,
+                                                               std::size_t,
+                                                               std::size_t);
+template CachedPositionTensors<bf16> cached_position_tensors(const RotaryEmbedding&,
+                                                             std::size_t,
+                                                             std::size_t,
+                                                             std::size_t);
 template class GroupedQueryAttention<float>;
 template class GroupedQueryAttention<double>;
 template class GroupedQueryAttention<bf16>;

@@ -63,6 +63,18 @@ Value<T> LlamaDecoderLayer<T>::express(const Value<T>& h) const {
 }
 
 template <Element T>
+Value<T> LlamaDecoderLayer<T>::express(const Value<T>& h,
+                                       const CachedPositions<T>& positions,
+                                       const KeyValueCache<T>& cache,
+                                       KeyValueCache<T>& updated) const {
+    const detail::RecordScope scope(h);
+    const NameScope named("LlamaDecoderLayer");
+    const Value<T> attended =
+        h + attention_.express(input_norm_.express(h), positions, cache, updated);
+    return attended + mlp_.express(post_attention_norm_.express(attended));
+}
+
+template <Element T>
 std::vector<Value<T>> LlamaDecoderLayer<T>::parameters() const {
     std::vector<Value<T>> all = input_norm_.parameters();
     for (const auto& part :
@@ -112,6 +124,70 @@ Value<T> Llama<T>::express_embedded(const Value<T>& embedded,
         return lm_head_->express(normalised);
     }
     return normalised.matmul(embed_tokens_.table().transpose());
+}
+
+template <Element T>
+Value<T> Llama<T>::express(const Value<T>& tokens,
+                           const CachedPositions<T>& positions,
+                           const std::vector<KeyValueCache<T>>& caches,
+                           std::vector<KeyValueCache<T>>& updated) const {
+    const detail::RecordScope scope(tokens);
+    const NameScope named("Llama");
+    if (tokens.shape().rank() != 2) {
+        throw ShapeError("a Llama reads token ids [batch, tokens]; node " +
+                         std::to_string(tokens.index()) + " has shape " + tokens.shape().str());
+    }
+    return express_embedded(embed_tokens_.express(tokens), positions, caches, updated);
+}
+
+template <Element T>
+Value<T> Llama<T>::express_embedded(const Value<T>& embedded,
+                                    const CachedPositions<T>& positions,
+                                    const std::vector<KeyValueCache<T>>& caches,
+                                    std::vector<KeyValueCache<T>>& updated) const {
+    const detail::RecordScope scope(embedded);
+    const NameScope named("Llama");
+    if (caches.size() != layers_.size()) {
+        throw ShapeError("a Llama of " + std::to_string(layers_.size()) +
+                         " layers reads one key/value cache a layer; got " +
+                         std::to_string(caches.size()));
+    }
+    updated = caches;
+    Value<T> h = embedded;
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        h = layers_[i].express(h, positions, caches[i], updated[i]);
+    }
+    const Value<T> normalised = norm_.express(h);
+    if (lm_head_) {
+        return lm_head_->express(normalised);
+    }
+    return normalised.matmul(embed_tokens_.table().transpose());
+}
+
+template <Element T>
+std::vector<KeyValueCache<T>> Llama<T>::cache_inputs(Tape<T>& tape,
+                                                     std::size_t batch,
+                                                     std::size_t context) const {
+    const Shape shape{batch, config_.key_value_heads, context, config_.head_width()};
+    std::vector<KeyValueCache<T>> caches;
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        caches.push_back({tape.input(Tensor<T>::filled(shape, T{0})),
+                          tape.input(Tensor<T>::filled(shape, T{0}))});
+    }
+    return caches;
+}
+
+template <Element T>
+CachedPositions<T> Llama<T>::position_inputs(Tape<T>& tape,
+                                             std::size_t count,
+                                             std::size_t context) const {
+    CachedPositionTensors<T> at =
+        cached_position_tensors<T>(layers_.front().attention().rotary(), 0, count, context);
+    return {tape.input(std::move(at.cos)),
+            tape.input(std::move(at.sin)),
+            tape.input(std::move(at.allowed)),
+            tape.input(std::move(at.placement)),
+            tape.input(std::move(at.kept))};
 }
 
 template <Element T>

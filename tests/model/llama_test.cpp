@@ -9,6 +9,7 @@
 #include "support/finite_differences.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/llama.hpp>
+#include <topos/plan/plan.hpp>
 
 #include <gtest/gtest.h>
 
@@ -442,6 +443,92 @@ TEST(Llama, EmbeddedRowsGiveTheTokensLogitsBitForBit) {
     const topos::Run<float> run = network.forward(network.parameters());
     EXPECT_TRUE(test::bit_equal(run.of(from_rows), run.of(from_tokens)));
     EXPECT_THROW((void)model.embed(table, Shape{1}, std::vector<std::int64_t>{13}), IndexError);
+}
+
+// The logits of a six-token sequence recorded whole, and through a cache of
+// 8 positions: a prefill of the first three tokens (interpreted), then one
+// token a step (an Exact plan).
+template <Element T>
+void expect_cached_steps_give_the_whole_sequences_bits() {
+    const std::vector<std::int64_t> tokens{1, 12, 0, 7, 7, 3};
+    constexpr std::size_t context = 8;
+    constexpr std::size_t vocabulary = 13;
+    Tape<T> tape;
+    const Llama<T> model(tape, tiny_config(false), init::normal(60, 0.5));
+    const Value<T> whole = model.express(tape.indices(Shape{1, 6}, {1, 12, 0, 7, 7, 3}));
+    std::vector<KeyValueCache<T>> prefilled;
+    const Value<T> prefill = model.express(tape.indices(Shape{1, 3}, {1, 12, 0}),
+                                           model.position_inputs(tape, 3, context),
+                                           model.cache_inputs(tape, 1, context),
+                                           prefilled);
+    const Value<T> token = tape.indices(Shape{1, 1}, {0});
+    const CachedPositions<T> at = model.position_inputs(tape, 1, context);
+    const std::vector<KeyValueCache<T>> caches = model.cache_inputs(tape, 1, context);
+    std::vector<KeyValueCache<T>> stepped;
+    const Value<T> step = model.express(token, at, caches, stepped);
+    const Network<T> network = std::move(tape).into_network();
+    const Parameters<T> parameters = randomised(network, 61);
+
+    const Run<T> first = network.forward(parameters);
+    const Tensor<T> expected = first.of(whole);
+    const auto expect_rows = [&](const Tensor<T>& logits, std::size_t from) {
+        for (std::size_t i = 0; i < logits.elements(); ++i) {
+            ASSERT_EQ(test::bits_of(logits.data()[i]),
+                      test::bits_of(expected.data()[from * vocabulary + i]))
+                << "position " << from + i / vocabulary << ", logit " << i % vocabulary;
+        }
+    };
+    expect_rows(first.of(prefill), 0);
+    std::vector<Tensor<T>> held;
+    for (const KeyValueCache<T>& cache : prefilled) {
+        held.push_back(first.of(cache.keys));
+        held.push_back(first.of(cache.values));
+    }
+    // The steps run through an Exact plan of the step's logits and caches.
+    std::vector<Symbol> roots{step};
+    for (const KeyValueCache<T>& cache : stepped) {
+        roots.insert(roots.end(), {cache.keys, cache.values});
+    }
+    const Plan<T> plan = network.entry(roots).numerics(Numerics::Exact).lower();
+    const RotaryEmbedding& rotary = model.layers()[0].attention().rotary();
+    for (std::size_t position = 3; position < tokens.size(); ++position) {
+        CachedPositionTensors<T> place = cached_position_tensors<T>(rotary, position, 1, context);
+        std::vector<Feed<T>> feeds{
+            {token, Tensor<T>(Shape{1, 1}, {static_cast<T>(static_cast<float>(tokens[position]))})},
+            {at.cos, place.cos},
+            {at.sin, place.sin},
+            {at.allowed, place.allowed},
+            {at.placement, place.placement},
+            {at.kept, place.kept}};
+        for (std::size_t layer = 0; layer < caches.size(); ++layer) {
+            feeds.push_back({caches[layer].keys, held[2 * layer]});
+            feeds.push_back({caches[layer].values, held[2 * layer + 1]});
+        }
+        const Run<T> run = plan.forward(parameters, feeds);
+        expect_rows(run.of(step), position);
+        for (std::size_t layer = 0; layer < stepped.size(); ++layer) {
+            held[2 * layer] = run.of(stepped[layer].keys);
+            held[2 * layer + 1] = run.of(stepped[layer].values);
+        }
+    }
+}
+
+TEST(Llama, APrefillThenOneTokenStepsGiveTheWholeSequencesBits) {
+    expect_cached_steps_give_the_whole_sequences_bits<double>();
+    expect_cached_steps_give_the_whole_sequences_bits<float>();
+    expect_cached_steps_give_the_whole_sequences_bits<bf16>();
+}
+
+TEST(Llama, CachedPositionsPastTheContextAreRefused) {
+    const RotaryEmbedding rotary(4);
+    EXPECT_THROW((void)cached_position_tensors<float>(rotary, 7, 2, 8), ShapeError);
+    EXPECT_THROW((void)cached_position_tensors<float>(rotary, 0, 0, 8), ShapeError);
+    const CachedPositionTensors<float> at = cached_position_tensors<float>(rotary, 2, 2, 5);
+    EXPECT_TRUE(
+        test::bit_equal(at.allowed, Tensor<float>(Shape{2, 5}, {1, 1, 1, 0, 0, 1, 1, 1, 1, 0})));
+    EXPECT_TRUE(
+        test::bit_equal(at.placement, Tensor<float>(Shape{5, 2}, {0, 0, 0, 0, 1, 0, 0, 1, 0, 0})));
+    EXPECT_TRUE(test::bit_equal(at.kept, Tensor<float>(Shape{5, 1}, {1, 1, 0, 0, 1})));
 }
 
 TEST(Llama, RecordsAndRunsInBf16) {

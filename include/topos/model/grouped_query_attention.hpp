@@ -40,6 +40,47 @@ AttentionPositions<T> causal_positions(Tape<T>& tape,
                                        const RotaryEmbedding& rotary,
                                        std::size_t count);
 
+// The keys and values of every position a sequence has seen, up to a
+// context: each [batch, key_value_heads, context, head width], zeros past the
+// positions written.
+template <Element T>
+struct KeyValueCache {
+    Value<T> keys;
+    Value<T> values;
+};
+
+// Where a step's tokens sit in a cache of `context` positions: their rotary
+// tables (cos and sin, [tokens, head width]), the keys each may attend
+// (allowed, [tokens, context]: 1 up to its own position), where they are
+// written (placement, [context, tokens]: 1 at row p + i, column i) and which
+// rows keep what the cache held (kept, [context, 1]: 0 at the rows written).
+template <Element T>
+struct CachedPositions {
+    Value<T> cos;
+    Value<T> sin;
+    Value<T> allowed;
+    Value<T> placement;
+    Value<T> kept;
+};
+
+// What a run feeds a CachedPositions, as tensors.
+template <Element T>
+struct CachedPositionTensors {
+    Tensor<T> cos;
+    Tensor<T> sin;
+    Tensor<T> allowed;
+    Tensor<T> placement;
+    Tensor<T> kept;
+};
+
+// The tensors of a CachedPositions for tokens at positions first .. first +
+// count - 1 of a cache of `context` positions (ShapeError past the context).
+template <Element T>
+CachedPositionTensors<T> cached_position_tensors(const RotaryEmbedding& rotary,
+                                                 std::size_t first,
+                                                 std::size_t count,
+                                                 std::size_t context);
+
 // The sizes of a grouped-query attention.
 struct AttentionHeads {
     std::size_t width = 0;            // of the input and the output
@@ -69,6 +110,18 @@ public:
 
     // x at positions 0 .. sequence - 1, causally.
     Value<T> express(const Value<T>& x) const;
+
+    // x [batch, tokens, width] at `positions` of `cache`: the tokens' keys and
+    // values are written into the cache (the result is set in `updated`) and
+    // each token attends to the cache's keys up to its own position. A
+    // prefill of tokens 0..n-1 then steps of one token give, position by
+    // position, the bits of express(x) over the whole sequence: a written row
+    // is 1 * key plus zeros and a kept row cache * 1 plus zeros, exactly, and a
+    // key past a token's position has the lowest finite score, so its weight is 0.
+    Value<T> express(const Value<T>& x,
+                     const CachedPositions<T>& positions,
+                     const KeyValueCache<T>& cache,
+                     KeyValueCache<T>& updated) const;
 
     // The query, key, value and output weights.
     std::vector<Value<T>> parameters() const;
@@ -107,7 +160,11 @@ private:
     }
 
     Value<T> split_heads(const Value<T>& projected, std::size_t heads) const;
-    void check_input(const Value<T>& x, const AttentionPositions<T>& positions) const;
+    Value<T> attend(const Value<T>& q,
+                    const Value<T>& keys,
+                    const Value<T>& values,
+                    const Value<T>& allowed) const;
+    void check_input(const Value<T>& x, const Value<T>& allowed, std::size_t keys) const;
 
     AttentionHeads sizes_;
     RotaryEmbedding rotary_;
@@ -126,6 +183,18 @@ extern template AttentionPositions<double> causal_positions(Tape<double>&,
 extern template AttentionPositions<bf16> causal_positions(Tape<bf16>&,
                                                           const RotaryEmbedding&,
                                                           std::size_t);
+extern template CachedPositionTensors<float> cached_position_tensors(const RotaryEmbedding&,
+                                                                     std::size_t,
+                                                                     std::size_t,
+                                                                     std::size_t);
+extern template CachedPositionTensors<double> cached_position_tensors(const RotaryEmbedding&,
+                                                                      std::size_t,
+                                                                      std::size_t,
+                                                                      std::size_t);
+extern template CachedPositionTensors<bf16> cached_position_tensors(const RotaryEmbedding&,
+                                                                    std::size_t,
+                                                                    std::size_t,
+                                                                    std::size_t);
 extern template class GroupedQueryAttention<float>;
 extern template class GroupedQueryAttention<double>;
 extern template class GroupedQueryAttention<bf16>;

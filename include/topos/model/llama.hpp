@@ -88,6 +88,13 @@ public:
     // h at positions 0 .. sequence - 1, causally.
     Value<T> express(const Value<T>& h) const;
 
+    // h's tokens at `positions` of the layer's key/value `cache`, the cache
+    // with their keys and values written set in `updated`.
+    Value<T> express(const Value<T>& h,
+                     const CachedPositions<T>& positions,
+                     const KeyValueCache<T>& cache,
+                     KeyValueCache<T>& updated) const;
+
     // input_layernorm, self_attn, post_attention_layernorm, mlp, each in its own order.
     std::vector<Value<T>> parameters() const;
 
@@ -161,6 +168,33 @@ public:
     // Embedded tokens [batch, sequence, hidden] at `positions` to logits.
     Value<T> express_embedded(const Value<T>& embedded,
                               const AttentionPositions<T>& positions) const;
+
+    // Token ids [batch, tokens] at `positions` of the layers' key/value
+    // `caches` (one a layer) to logits; `updated` is set to the caches with
+    // the tokens' keys and values written. A prefill of a prompt then one
+    // token a step gives, position by position, express()'s bits over the
+    // whole sequence.
+    Value<T> express(const Value<T>& tokens,
+                     const CachedPositions<T>& positions,
+                     const std::vector<KeyValueCache<T>>& caches,
+                     std::vector<KeyValueCache<T>>& updated) const;
+
+    // The same from embedded tokens [batch, tokens, hidden].
+    Value<T> express_embedded(const Value<T>& embedded,
+                              const CachedPositions<T>& positions,
+                              const std::vector<KeyValueCache<T>>& caches,
+                              std::vector<KeyValueCache<T>>& updated) const;
+
+    // Inputs of `tape` for every layer's cache of `context` positions, zeros
+    // of [batch, key_value_heads, context, head width] by default.
+    std::vector<KeyValueCache<T>> cache_inputs(Tape<T>& tape,
+                                               std::size_t batch,
+                                               std::size_t context) const;
+
+    // Inputs of `tape` for the positions of `count` tokens in a cache of
+    // `context` positions (by default positions 0 .. count - 1); a run feeds
+    // cached_position_tensors of the tokens' own positions.
+    CachedPositions<T> position_inputs(Tape<T>& tape, std::size_t count, std::size_t context) const;
 
     // The embedding table's rows of `tokens` ([batch, sequence] of ids) as a
     // tensor [batch, sequence, hidden], read from `table` (this model's
