@@ -399,7 +399,7 @@ void save_llama_folder(const std::filesystem::path& folder,
                        const Parameters<T>& parameters) {
     std::vector<std::pair<std::string, Tensor<T>>> tensors;
     for (const NamedParameter& named : model.named_parameters()) {
-        const Tensor<T> value = parameters.of(named.symbol);
+        const Tensor<T>& value = parameters.of(named.symbol);
         tensors.emplace_back(named.name, named.transposed_in_pytorch ? transposed(value) : value);
     }
     std::filesystem::create_directories(folder);

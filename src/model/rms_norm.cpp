@@ -1,4 +1,4 @@
-// RmsNorm: its sizes checked, and express() recorded as
+// RmsNorm: its sizes checked, a weight of ones, and express() recorded as
 // x * rsqrt(mean(x^2) + epsilon) * weight over the last axis.
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
@@ -18,6 +18,12 @@ std::size_t RmsNorm<T>::checked(std::size_t features, double epsilon) {
     }
     return features;
 }
+
+template <Element T>
+RmsNorm<T>::RmsNorm(Tape<T>& tape, std::size_t features, double epsilon)
+    : features_(checked(features, epsilon)),
+      epsilon_(epsilon),
+      weight_(tape.parameter(Tensor<T>::filled(Shape{features}, T{1}))) {}
 
 template <Element T>
 Value<T> RmsNorm<T>::express(const Value<T>& x) const {

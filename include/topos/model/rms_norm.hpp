@@ -19,8 +19,7 @@ template <Element T>
 class RmsNorm {
 public:
     // Throws ShapeError when `features` is 0 or epsilon is not positive.
-    RmsNorm(Tape<T>& tape, std::size_t features, double epsilon = 1e-6)
-        : RmsNorm(tape, features, epsilon, init::constant(1.0)) {}
+    RmsNorm(Tape<T>& tape, std::size_t features, double epsilon = 1e-6);
 
     // The weight from `weight_init` instead of ones (a checkpoint's, say).
     template <class Initialiser>
