@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <ranges>
 
 namespace {
 
@@ -93,9 +92,9 @@ void save_and_load(const Model& model, const topos::Parameters<float>& trained) 
     const topos::LlamaFolder folder("language_model_example");
     std::cout << "\nlanguage_model_example/: config.json and " << folder.tensors().size()
               << " tensors, among them\n";
-    for (const auto& tensor : folder.tensors() | std::views::take(3)) {
-        std::cout << "  " << tensor.stored.name << ' ' << tensor.stored.dtype << ' '
-                  << tensor.stored.shape << '\n';
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto& stored = folder.tensors()[i].stored;
+        std::cout << "  " << stored.name << ' ' << stored.dtype << ' ' << stored.shape << '\n';
     }
     topos::Tape<float> tape;
     const topos::Llama<float> loaded = folder.load(tape);
