@@ -67,7 +67,7 @@ SEAMS = {
     "core/broadcast_shape.hpp": {"graph"},
     "core/divide_rounding_up.hpp": {"hlo", "onnx", "pattern"},
     "core/exact_math.hpp": {"kernels", "model", "ops"},
-    "core/float_text.hpp": {"data", "hlo", "ops", "show"},
+    "core/float_text.hpp": {"data", "hlo", "model", "ops", "show"},
     "core/regular_file.hpp": {"data", "lang", "model", "onnx"},
     "core/shape_too_large.hpp": {"graph", "ops"},
     "core/tensor_access.hpp": {"model", "plan"},

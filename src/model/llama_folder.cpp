@@ -3,6 +3,7 @@
 // gathered through the index, every tensor checked against the model before
 // any is read, and the model recorded with initialisers that read each
 // parameter's tensor as the constructor asks for it.
+#include "core/float_text.hpp"
 #include "model/checkpoint_file.hpp"
 #include "model/checkpoint_names.hpp"
 #include "model/checkpoint_tensors.hpp"
@@ -363,7 +364,7 @@ Llama<T> LlamaFolder::load(Tape<T>& tape, checkpoint::ReadOptions options) const
 std::string llama_config_json(const LlamaConfig& config, const std::string& dtype) {
     const auto real = [](double value) {
         std::array<char, 32> text{};
-        const auto end = std::to_chars(text.data(), text.data() + text.size(), value).ptr;
+        const auto end = detail::to_chars(text.data(), text.data() + text.size(), value).ptr;
         return std::string(text.data(), end);
     };
     const auto size = [](std::size_t value) { return std::to_string(value); };
