@@ -23,20 +23,7 @@ using detail::Mismatches;
 using detail::SafetensorsHeader;
 using detail::TensorEntry;
 using detail::TensorToWrite;
-
-// The transpose of a matrix: PyTorch's [out, in] from topos's [in, out], and back.
-template <Element T>
-Tensor<T> transposed(const Tensor<T>& matrix) {
-    const std::size_t rows = matrix.shape()[0];
-    const std::size_t columns = matrix.shape()[1];
-    return Tensor<T>::generate(Shape{columns, rows}, [&](std::span<T> out) {
-        for (std::size_t r = 0; r < rows; ++r) {
-            for (std::size_t c = 0; c < columns; ++c) {
-                out[c * rows + r] = matrix.data()[r * columns + c];
-            }
-        }
-    });
-}
+using detail::transposed;
 
 // The shape a parameter has in the file.
 Shape stored_shape(const NamedParameter& named, const Shape& recorded) {

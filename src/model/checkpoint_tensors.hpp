@@ -9,6 +9,7 @@
 #include <topos/core/error.hpp>
 #include <topos/core/tensor.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -153,6 +154,27 @@ Tensor<T> converted_from(std::span<const std::byte> bytes,
 
 // Collects what does not match, to report the problems together (the first
 // `shown` of them, and how many more).
+// The transpose of a matrix (PyTorch's [out, in] from topos's [in, out], and
+// back), in tiles of 32 x 32 so that both sides stay in cache.
+template <TensorElement T>
+Tensor<T> transposed(const Tensor<T>& matrix) {
+    constexpr std::size_t tile = 32;
+    const std::size_t rows = matrix.shape()[0];
+    const std::size_t columns = matrix.shape()[1];
+    const std::span<const T> in = matrix.data();
+    return Tensor<T>::generate(Shape{columns, rows}, [&](std::span<T> out) {
+        for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
+            for (std::size_t c0 = 0; c0 < columns; c0 += tile) {
+                for (std::size_t r = r0; r < std::min(rows, r0 + tile); ++r) {
+                    for (std::size_t c = c0; c < std::min(columns, c0 + tile); ++c) {
+                        out[c * rows + r] = in[r * columns + c];
+                    }
+                }
+            }
+        }
+    });
+}
+
 class Mismatches {
 public:
     static constexpr std::size_t shown = 8;

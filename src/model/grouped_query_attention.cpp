@@ -56,6 +56,16 @@ Value<T> GroupedQueryAttention<T>::split_heads(const Value<T>& projected, std::s
         .permute(Axes{0, 2, 1, 3});
 }
 
+// x's queries, keys and values split into heads, queries and keys turned.
+template <Element T>
+typename GroupedQueryAttention<T>::Projected GroupedQueryAttention<T>::project(
+    const Value<T>& x, const Value<T>& cos, const Value<T>& sin) const {
+    const std::size_t groups = sizes_.key_value_heads;
+    return {rotary_.apply(split_heads(query_.express(x), sizes_.heads), cos, sin),
+            rotary_.apply(split_heads(key_.express(x), groups), cos, sin),
+            split_heads(value_.express(x), groups)};
+}
+
 template <Element T>
 void GroupedQueryAttention<T>::check_input(const Value<T>& x,
                                            const Value<T>& allowed,
@@ -109,13 +119,8 @@ Value<T> GroupedQueryAttention<T>::express(const Value<T>& x,
     const detail::RecordScope scope(x);
     const NameScope named("GroupedQueryAttention");
     check_input(x, positions.allowed, x.shape().rank() == 3 ? x.shape()[1] : 0);
-    const Value<T> q =
-        rotary_.apply(split_heads(query_.express(x), sizes_.heads), positions.cos, positions.sin);
-    const std::size_t groups = sizes_.key_value_heads;
-    const Value<T> k =
-        rotary_.apply(split_heads(key_.express(x), groups), positions.cos, positions.sin);
-    const Value<T> v = split_heads(value_.express(x), groups);
-    return attend(q, k, v, positions.allowed);
+    const Projected p = project(x, positions.cos, positions.sin);
+    return attend(p.queries, p.keys, p.values, positions.allowed);
 }
 
 template <Element T>
@@ -136,16 +141,12 @@ Value<T> GroupedQueryAttention<T>::express(const Value<T>& x,
                          cache_shape.str() + " for this batch; got keys " + keys.str() +
                          " and values " + cache.values.shape().str());
     }
-    const Value<T> q =
-        rotary_.apply(split_heads(query_.express(x), sizes_.heads), positions.cos, positions.sin);
-    const Value<T> k =
-        rotary_.apply(split_heads(key_.express(x), groups), positions.cos, positions.sin);
-    const Value<T> v = split_heads(value_.express(x), groups);
-    const Shape placement_shape{batch, groups, context, x.shape()[1]};
-    const Value<T> placement = positions.placement.broadcast_to(placement_shape);
-    updated.keys = cache.keys * positions.kept + placement.matmul(k);
-    updated.values = cache.values * positions.kept + placement.matmul(v);
-    return attend(q, updated.keys, updated.values, positions.allowed);
+    const Projected p = project(x, positions.cos, positions.sin);
+    const Value<T> placement =
+        positions.placement.broadcast_to(Shape{batch, groups, context, x.shape()[1]});
+    updated.keys = cache.keys * positions.kept + placement.matmul(p.keys);
+    updated.values = cache.values * positions.kept + placement.matmul(p.values);
+    return attend(p.queries, updated.keys, updated.values, positions.allowed);
 }
 
 template <Element T>

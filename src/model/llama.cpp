@@ -51,7 +51,11 @@ Value<T> LlamaDecoderLayer<T>::express(const Value<T>& h,
                                        const AttentionPositions<T>& positions) const {
     const detail::RecordScope scope(h);
     const NameScope named("LlamaDecoderLayer");
-    const Value<T> attended = h + attention_.express(input_norm_.express(h), positions);
+    return with_mlp(h + attention_.express(input_norm_.express(h), positions));
+}
+
+template <Element T>
+Value<T> LlamaDecoderLayer<T>::with_mlp(const Value<T>& attended) const {
     return attended + mlp_.express(post_attention_norm_.express(attended));
 }
 
@@ -69,9 +73,7 @@ Value<T> LlamaDecoderLayer<T>::express(const Value<T>& h,
                                        KeyValueCache<T>& updated) const {
     const detail::RecordScope scope(h);
     const NameScope named("LlamaDecoderLayer");
-    const Value<T> attended =
-        h + attention_.express(input_norm_.express(h), positions, cache, updated);
-    return attended + mlp_.express(post_attention_norm_.express(attended));
+    return with_mlp(h + attention_.express(input_norm_.express(h), positions, cache, updated));
 }
 
 template <Element T>
@@ -97,13 +99,27 @@ std::string LlamaDecoderLayer<T>::describe() const {
 }
 
 template <Element T>
+void Llama<T>::check_tokens(const Value<T>& tokens) {
+    if (tokens.shape().rank() != 2) {
+        throw ShapeError("a Llama reads token ids [batch, tokens]; node " +
+                         std::to_string(tokens.index()) + " has shape " + tokens.shape().str());
+    }
+}
+
+template <Element T>
+Value<T> Llama<T>::logits(const Value<T>& h) const {
+    const Value<T> normalised = norm_.express(h);
+    if (lm_head_) {
+        return lm_head_->express(normalised);
+    }
+    return normalised.matmul(embed_tokens_.table().transpose());
+}
+
+template <Element T>
 Value<T> Llama<T>::express(const Value<T>& tokens) const {
     const detail::RecordScope scope(tokens);
     const NameScope named("Llama");
-    if (tokens.shape().rank() != 2) {
-        throw ShapeError("a Llama reads token ids [batch, sequence]; node " +
-                         std::to_string(tokens.index()) + " has shape " + tokens.shape().str());
-    }
+    check_tokens(tokens);
     Tape<T> tape = tokens.tape();
     return express_embedded(
         embed_tokens_.express(tokens),
@@ -119,11 +135,7 @@ Value<T> Llama<T>::express_embedded(const Value<T>& embedded,
     for (const LlamaDecoderLayer<T>& layer : layers_) {
         h = layer.express(h, positions);
     }
-    const Value<T> normalised = norm_.express(h);
-    if (lm_head_) {
-        return lm_head_->express(normalised);
-    }
-    return normalised.matmul(embed_tokens_.table().transpose());
+    return logits(h);
 }
 
 template <Element T>
@@ -133,10 +145,7 @@ Value<T> Llama<T>::express(const Value<T>& tokens,
                            std::vector<KeyValueCache<T>>& updated) const {
     const detail::RecordScope scope(tokens);
     const NameScope named("Llama");
-    if (tokens.shape().rank() != 2) {
-        throw ShapeError("a Llama reads token ids [batch, tokens]; node " +
-                         std::to_string(tokens.index()) + " has shape " + tokens.shape().str());
-    }
+    check_tokens(tokens);
     return express_embedded(embed_tokens_.express(tokens), positions, caches, updated);
 }
 
@@ -157,11 +166,7 @@ Value<T> Llama<T>::express_embedded(const Value<T>& embedded,
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         h = layers_[i].express(h, positions, caches[i], updated[i]);
     }
-    const Value<T> normalised = norm_.express(h);
-    if (lm_head_) {
-        return lm_head_->express(normalised);
-    }
-    return normalised.matmul(embed_tokens_.table().transpose());
+    return logits(h);
 }
 
 template <Element T>

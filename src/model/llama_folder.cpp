@@ -158,26 +158,6 @@ bool passed_over(const std::string& name, const LlamaConfig& config) {
     return recomputed || (config.tied_embeddings && name == "lm_head.weight");
 }
 
-// The transpose of a matrix, in tiles of 32 x 32 so that both sides stay in cache.
-template <Element T>
-Tensor<T> transposed(const Tensor<T>& matrix) {
-    constexpr std::size_t tile = 32;
-    const std::size_t rows = matrix.shape()[0];
-    const std::size_t columns = matrix.shape()[1];
-    const std::span<const T> in = matrix.data();
-    return Tensor<T>::generate(Shape{columns, rows}, [&](std::span<T> out) {
-        for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
-            for (std::size_t c0 = 0; c0 < columns; c0 += tile) {
-                for (std::size_t r = r0; r < std::min(rows, r0 + tile); ++r) {
-                    for (std::size_t c = c0; c < std::min(columns, c0 + tile); ++c) {
-                        out[c * rows + r] = in[r * columns + c];
-                    }
-                }
-            }
-        }
-    });
-}
-
 // An initialiser that reads, at each draw, the next expected tensor from its
 // file, in the model's layout.
 class FolderReads {
@@ -197,7 +177,7 @@ public:
         const FolderTensor& tensor = *by_name_.at(expected.name);
         Tensor<T> read = checkpoint::read_tensor<T>(tensor.file, expected.name, options_);
         if (expected.transposed) {
-            read = transposed(read);
+            read = detail::transposed(read);
         }
         if (read.shape() != shape) {
             throw Error("the tensor " + expected.name + " was read as " + read.shape().str() +
@@ -401,7 +381,8 @@ void save_llama_folder(const std::filesystem::path& folder,
     std::vector<std::pair<std::string, Tensor<T>>> tensors;
     for (const NamedParameter& named : model.named_parameters()) {
         const Tensor<T>& value = parameters.of(named.symbol);
-        tensors.emplace_back(named.name, named.transposed_in_pytorch ? transposed(value) : value);
+        tensors.emplace_back(named.name,
+                             named.transposed_in_pytorch ? detail::transposed(value) : value);
     }
     std::filesystem::create_directories(folder);
     checkpoint::save_tensors(folder / "model.safetensors", tensors);

@@ -159,7 +159,14 @@ private:
         return sizes.width / sizes.heads * sizes.key_value_heads;
     }
 
+    struct Projected {
+        Value<T> queries;  // [batch, heads, tokens, d], turned
+        Value<T> keys;     // [batch, key_value_heads, tokens, d], turned
+        Value<T> values;   // [batch, key_value_heads, tokens, d]
+    };
+
     Value<T> split_heads(const Value<T>& projected, std::size_t heads) const;
+    Projected project(const Value<T>& x, const Value<T>& cos, const Value<T>& sin) const;
     Value<T> attend(const Value<T>& q,
                     const Value<T>& keys,
                     const Value<T>& values,

@@ -123,6 +123,9 @@ public:
     std::string describe() const;
 
 private:
+    // attended + mlp(post_attention_layernorm(attended)).
+    Value<T> with_mlp(const Value<T>& attended) const;
+
     RmsNorm<T> input_norm_;
     GroupedQueryAttention<T> attention_;
     RmsNorm<T> post_attention_norm_;
@@ -230,6 +233,10 @@ public:
     std::string describe() const;
 
 private:
+    static void check_tokens(const Value<T>& tokens);
+    // norm, then lm_head (or the embedding's transpose): h to logits.
+    Value<T> logits(const Value<T>& h) const;
+
     static const LlamaConfig& checked(const LlamaConfig& config) {
         config.check();
         return config;
