@@ -72,6 +72,23 @@ def output_reading(output):
     return text_of(data.get("text/plain", "")).rstrip("\n")
 
 
+def coalesced(outputs):
+    """Joins neighbouring chunks of one stream: the kernel may flush a print in several."""
+    joined = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (
+            previous is not None
+            and output["output_type"] == "stream"
+            and previous["output_type"] == "stream"
+            and previous["name"] == output["name"]
+        ):
+            joined[-1] = {**previous, "text": text_of(previous["text"]) + text_of(output["text"])}
+        else:
+            joined.append(output)
+    return joined
+
+
 def reading(notebook):
     lines = []
     for number, cell in enumerate(notebook["cells"]):
@@ -80,10 +97,10 @@ def reading(notebook):
         lines.append(f"## cell {number}")
         if UNCOMPARED_TAG in cell.get("metadata", {}).get("tags", []):
             lines.append(f"[outputs not compared: the cell is tagged {UNCOMPARED_TAG}]")
-            for output in cell["outputs"]:
+            for output in coalesced(cell["outputs"]):
                 print(f"    (cell {number}, not compared) {output_reading(output)}")
             continue
-        lines.extend(output_reading(output) for output in cell["outputs"])
+        lines.extend(output_reading(output) for output in coalesced(cell["outputs"]))
     return "\n".join(lines) + "\n"
 
 
