@@ -11,6 +11,9 @@ endif()
 if(TOPOS_HAS_ONNX)
     list(APPEND topos_installed_targets topos_onnx)
 endif()
+if(TOPOS_HAS_TEXT)
+    list(APPEND topos_installed_targets topos_text)
+endif()
 install(TARGETS ${topos_installed_targets}
     EXPORT toposTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

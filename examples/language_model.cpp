@@ -2,11 +2,13 @@
 // grouped-query attention and a SwiGLU MLP, built from a configuration,
 // named as Hugging Face names a released checkpoint's tensors, trained to
 // continue a sequence of tokens, saved as a released model folder and loaded
-// back from it.
+// back from it, and generating tokens through key/value-cache plans.
 #include <topos/topos.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <iostream>
+#include <vector>
 
 namespace {
 
@@ -104,10 +106,30 @@ void save_and_load(const Model& model, const topos::Parameters<float>& trained) 
     print_predictions(network.forward(network.parameters()).of(logits));
 }
 
+// Tokens generated from the folder: the prompt through a prefill plan, then
+// one token a step through the step plan, each printed as it is picked.
+void generate(const topos::LlamaFolder& folder) {
+    topos::Tape<float> tape;
+    const topos::Llama<float> llama = folder.load(tape);
+    topos::LlamaGenerator<float> generator(std::move(tape), llama, {.context = 16});
+    const std::vector<std::int64_t> prompt{1, 2, 3};
+    const auto print = [](std::int64_t token) { std::cout << ' ' << token; };
+
+    topos::TokenSampler greedy({.temperature = 0});
+    std::cout << "\ngreedy after 1 2 3:";
+    generator.generate(prompt, {.count = 9}, greedy, print);
+
+    topos::TokenSampler sampler({.temperature = 3.0, .top_k = 3, .seed = 7});
+    std::cout << "\nsampled (temperature 3, top-k 3, seed 7):";
+    generator.generate(prompt, {.count = 9}, sampler, print);
+    std::cout << '\n';
+}
+
 }  // namespace
 
 int main() {
     const Model model = record_model();
     const auto trained = train(model);
     save_and_load(model, trained);
+    generate(topos::LlamaFolder("language_model_example"));
 }

@@ -57,7 +57,9 @@ GROUPS = [
         "model/init.hpp"]),
     ("Language models: the Llama family", [
         "model/rms_norm.hpp", "model/rotary.hpp", "model/grouped_query_attention.hpp",
-        "model/swiglu.hpp", "model/llama.hpp", "model/llama_folder.hpp"]),
+        "model/swiglu.hpp", "model/llama.hpp", "model/llama_folder.hpp",
+        "model/llama_generator.hpp", "model/sampling.hpp"]),
+    ("Text: the SentencePiece tokenizer (topos::text)", ["text/tokenizer.hpp"]),
     ("Training: optimizers, schedules, clipping, checkpoints", [
         "model/optim.hpp", "model/schedule.hpp", "model/clip.hpp", "model/checkpoint.hpp"]),
     ("Data", [
@@ -71,7 +73,7 @@ GROUPS = [
     ("The playground language (topos::lang)", [
         "lang/program.hpp", "lang/readings.hpp", "lang/play.hpp"]),
 ]
-COVERED = ["model", "data", "distributed", "show", "lang"]
+COVERED = ["model", "data", "text", "distributed", "show", "lang"]
 
 # Whole comments up to this many characters are shown whole.
 SHORT = 160

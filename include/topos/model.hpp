@@ -27,6 +27,7 @@
 #include <topos/model/linear.hpp>
 #include <topos/model/llama.hpp>
 #include <topos/model/llama_folder.hpp>
+#include <topos/model/llama_generator.hpp>
 #include <topos/model/max_pool.hpp>
 #include <topos/model/mixed_precision.hpp>
 #include <topos/model/mlp.hpp>
@@ -35,6 +36,7 @@
 #include <topos/model/optim.hpp>
 #include <topos/model/rms_norm.hpp>
 #include <topos/model/rotary.hpp>
+#include <topos/model/sampling.hpp>
 #include <topos/model/schedule.hpp>
 #include <topos/model/swiglu.hpp>
 #include <topos/model/transformer.hpp>

@@ -1,0 +1,164 @@
+// L1, Llama decoding at TinyLlama 1.1B's sizes (22 layers, hidden 2048,
+// intermediate 5632, 32 heads, 4 key/value heads, vocabulary 32000) with
+// random weights, through LlamaGenerator's key/value-cache plans, in float
+// and bf16, context 256:
+//   BM_LlamaDecode/<dtype>   one token a step at positions 128 .. 255
+//   BM_LlamaPrefill/<dtype>  a 128-token prompt in one prefill run
+// Counters: tokens/s; weight_bytes, the bytes of weights a step reads (every
+// matrix and norm, one row of the embedding); resident_mib, the process's
+// resident memory while decoding. The threads are TOPOS_THREADS's.
+// TOPOS_LLAMA_LAYERS=N keeps N layers (a quick check). bench/libtorch_llama_bench.cpp
+// is the same model in LibTorch; bench/copy_bandwidth_bench.cpp the machine's limit.
+#include "kernels_picked.hpp"
+#include <topos/topos.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t context = 256;
+constexpr std::size_t prompt_tokens = 128;
+
+topos::LlamaConfig tiny_llama() {
+    topos::LlamaConfig config{.vocabulary = 32000,
+                              .hidden = 2048,
+                              .intermediate = 5632,
+                              .layers = 22,
+                              .heads = 32,
+                              .key_value_heads = 4,
+                              .rope_theta = 10000.0,
+                              .rms_norm_eps = 1e-5,
+                              .max_positions = 2048,
+                              .tied_embeddings = false};
+    if (const char* layers = std::getenv("TOPOS_LLAMA_LAYERS")) {
+        config.layers = std::stoul(layers);
+    }
+    return config;
+}
+
+double resident_mib() {
+    std::ifstream statm("/proc/self/statm");
+    std::size_t pages = 0;
+    std::size_t resident = 0;
+    statm >> pages >> resident;
+    return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+           (1024.0 * 1024.0);
+}
+
+std::vector<std::int64_t> prompt() {
+    std::vector<std::int64_t> ids(prompt_tokens);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        ids[i] = static_cast<std::int64_t>((i * 7919 + 1) % 32000);
+    }
+    return ids;
+}
+
+// One generator at a time, so that resident_mib counts one model: the float
+// one is let go before the bf16 one is made.
+template <topos::Element T>
+std::unique_ptr<topos::LlamaGenerator<T>>& held() {
+    static std::unique_ptr<topos::LlamaGenerator<T>> generator;
+    return generator;
+}
+
+template <topos::Element T>
+topos::LlamaGenerator<T>& generator() {
+    if constexpr (std::is_same_v<T, topos::bf16>) {
+        held<float>().reset();
+    }
+    std::unique_ptr<topos::LlamaGenerator<T>>& made = held<T>();
+    if (!made) {
+        topos::Tape<T> tape;
+        const topos::Llama<T> model(tape, tiny_llama(), topos::init::normal(1, 0.02));
+        made = std::make_unique<topos::LlamaGenerator<T>>(
+            std::move(tape),
+            model,
+            topos::GeneratorOptions{.context = context, .prefill_chunk = prompt_tokens});
+    }
+    return *made;
+}
+
+template <topos::Element T>
+double weight_bytes() {
+    const topos::LlamaConfig config = tiny_llama();
+    const std::size_t embedding_rows_unread = (config.vocabulary - 1) * config.hidden;
+    return static_cast<double>((config.parameter_count() - embedding_rows_unread) * sizeof(T));
+}
+
+template <topos::Element T>
+void BM_LlamaDecode(benchmark::State& state) {
+    topos::LlamaGenerator<T>& llama = generator<T>();
+    const std::vector<std::int64_t> ids = prompt();
+    llama.reset();
+    (void)llama.feed(ids);
+    std::int64_t token = 1;
+    for (auto _ : state) {
+        if (llama.position() == context) {
+            state.PauseTiming();
+            llama.reset();
+            (void)llama.feed(ids);
+            state.ResumeTiming();
+        }
+        const auto logits = llama.feed(std::span<const std::int64_t>(&token, 1));
+        benchmark::DoNotOptimize(logits.data());
+        token = (token * 31 + 7) % 32000;
+    }
+    state.counters["tokens/s"] =
+        benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["weight_bytes"] = weight_bytes<T>();
+    state.counters["resident_mib"] = resident_mib();
+}
+
+template <topos::Element T>
+void BM_LlamaPrefill(benchmark::State& state) {
+    topos::LlamaGenerator<T>& llama = generator<T>();
+    const std::vector<std::int64_t> ids = prompt();
+    for (auto _ : state) {
+        llama.reset();
+        const auto logits = llama.feed(ids);
+        benchmark::DoNotOptimize(logits.data());
+    }
+    state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(prompt_tokens),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["resident_mib"] = resident_mib();
+}
+
+}  // namespace
+
+BENCHMARK(BM_LlamaDecode<float>)
+    ->Name("BM_LlamaDecode/f32")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
+BENCHMARK(BM_LlamaPrefill<float>)
+    ->Name("BM_LlamaPrefill/f32")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
+BENCHMARK(BM_LlamaDecode<topos::bf16>)
+    ->Name("BM_LlamaDecode/bf16")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
+BENCHMARK(BM_LlamaPrefill<topos::bf16>)
+    ->Name("BM_LlamaPrefill/bf16")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    bench::add_kernels_context();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+}
