@@ -11,6 +11,7 @@
 #include "kernels/gemm_blocking.hpp"
 #include "kernels/micro_kernel.hpp"
 #include "kernels/pack.hpp"
+#include "kernels/row_sweep.hpp"
 
 #include <algorithm>
 #include <array>
@@ -183,6 +184,46 @@ void fill_zeros(GemmExtents e, MatrixTarget<T> c) {
     }
 }
 
+// Columns a part of a swept product holds (the last part the rest): enough
+// that each part streams long runs of B's rows.
+constexpr std::size_t sweep_part_columns = 256;
+
+// A product of at most row_sweep_rows rows whose B lies row-major: swept,
+// each batch's columns split over the pool when the product is large enough.
+template <Element T>
+bool sweepable(GemmExtents e, MatrixView<T> b) {
+    return e.rows <= row_sweep_rows && b.column_stride == 1;
+}
+
+template <Element T>
+void sweep_product(GemmOptions options,
+                   GemmExtents e,
+                   MatrixView<T> a,
+                   MatrixView<T> b,
+                   MatrixTarget<T> c,
+                   std::size_t threads) {
+    const SweepFunction<T> sweep = row_sweep_for<T>(options.isa);
+    const std::size_t parts =
+        threads > 1 ? std::min(threads * 4, blocking::divide_up(e.columns, sweep_part_columns)) : 1;
+    const blocking::Partition columns{e.columns, sweep_part_columns, parts};
+    for (std::size_t batch = 0; batch < e.batches; ++batch) {
+        const auto at = static_cast<std::ptrdiff_t>(batch);
+        const SweepOperands<T> operands{a.data + at * a.batch_stride,
+                                        a.row_stride,
+                                        a.column_stride,
+                                        e.rows,
+                                        b.data + at * b.batch_stride,
+                                        b.row_stride,
+                                        e.depth,
+                                        c.data + at * c.batch_stride,
+                                        c.row_stride,
+                                        options.continue_sums};
+        blocking::run_tasks(parts, threads, [&](std::size_t part) {
+            sweep(operands, columns.first(part), columns.count(part));
+        });
+    }
+}
+
 }  // namespace
 
 template <Element T>
@@ -226,6 +267,13 @@ void gemm_with(
         }
         return;
     }
+    const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
+    const std::size_t threads =
+        multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
+    if (sweepable(e, b)) {
+        sweep_product(options, e, a, b, c, threads);
+        return;
+    }
     const MicroKernel<T> kernel = blocking::micro_kernel_for<T>(options.isa, e.columns);
     const auto product_of = [&](std::size_t batch) {
         const auto at = static_cast<std::ptrdiff_t>(batch);
@@ -239,9 +287,6 @@ void gemm_with(
                           e.columns,
                           options.continue_sums};
     };
-    const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
-    const std::size_t threads =
-        multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
     const bool batches_in_parallel =
         threads > 1 && e.batches >= threads &&
         blocking::tile_grid(kernel, e.rows, e.columns, threads).rows.parts < threads;

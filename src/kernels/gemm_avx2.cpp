@@ -7,6 +7,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/micro_kernel.hpp"
+#include "kernels/row_sweep.hpp"
 #include <topos/core/tensor.hpp>
 
 #include <concepts>
@@ -21,6 +22,7 @@
 #pragma GCC target("avx2,fma")
 #endif
 #include "kernels/micro_kernel_x86.hpp"
+#include "kernels/row_sweep_x86.hpp"
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
@@ -56,6 +58,41 @@ MicroKernel<float> avx2_narrow_micro_kernel<float>() {
 template <>
 MicroKernel<double> avx2_narrow_micro_kernel<double>() {
     return tile_kernel<DoubleLanes, narrow_tile_rows, 1>();
+}
+
+template <>
+void avx2_row_sweep<float>(const SweepOperands<float>& operands,
+                           std::size_t first,
+                           std::size_t count) {
+    sweep<FloatLanes, 8>(operands, first, count);
+}
+
+template <>
+void avx2_row_sweep<double>(const SweepOperands<double>& operands,
+                            std::size_t first,
+                            std::size_t count) {
+    sweep<DoubleLanes, 8>(operands, first, count);
+}
+
+namespace {
+
+// Eight bf16 elements of B widened to float lanes: their bits moved
+// up 16, exactly bf16's widening.
+struct WidenedBf16 {
+    using Element = bf16;
+
+    [[gnu::target("avx2,fma"), gnu::always_inline]] static inline __m256 load(const bf16* p) {
+        return _mm256_castsi256_ps(_mm256_slli_epi32(
+            _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+    }
+};
+
+}  // namespace
+
+void avx2_widening_row_sweep(const SweepOperands<float, bf16>& operands,
+                             std::size_t first,
+                             std::size_t count) {
+    sweep<FloatLanes, 8, WidenedBf16>(operands, first, count);
 }
 
 }  // namespace topos::detail

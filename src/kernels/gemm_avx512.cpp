@@ -7,6 +7,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/micro_kernel.hpp"
+#include "kernels/row_sweep.hpp"
 #include <topos/core/tensor.hpp>
 
 #include <concepts>
@@ -21,6 +22,7 @@
 #pragma GCC target("avx512f")
 #endif
 #include "kernels/micro_kernel_x86.hpp"
+#include "kernels/row_sweep_x86.hpp"
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
@@ -56,6 +58,44 @@ MicroKernel<float> avx512_narrow_micro_kernel<float>() {
 template <>
 MicroKernel<double> avx512_narrow_micro_kernel<double>() {
     return tile_kernel<DoubleLanes, narrow_tile_rows, 1>();
+}
+
+template <>
+void avx512_row_sweep<float>(const SweepOperands<float>& operands,
+                             std::size_t first,
+                             std::size_t count) {
+    sweep<FloatLanes, 16>(operands, first, count);
+}
+
+template <>
+void avx512_row_sweep<double>(const SweepOperands<double>& operands,
+                              std::size_t first,
+                              std::size_t count) {
+    sweep<DoubleLanes, 16>(operands, first, count);
+}
+
+namespace {
+
+// Sixteen bf16 elements of B widened to float lanes: their bits moved
+// up 16, exactly bf16's widening.
+struct WidenedBf16 {
+    using Element = bf16;
+
+    [[gnu::target("avx512f"), gnu::always_inline]] static inline __m512 load(const bf16* p) {
+        // The zero-masked forms: GCC 12 takes the unmasked ones' undefined
+        // pass-through for an uninitialised read.
+        const __m512i widened = _mm512_maskz_cvtepu16_epi32(
+            0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, widened, 16));
+    }
+};
+
+}  // namespace
+
+void avx512_widening_row_sweep(const SweepOperands<float, bf16>& operands,
+                               std::size_t first,
+                               std::size_t count) {
+    sweep<FloatLanes, 16, WidenedBf16>(operands, first, count);
 }
 
 }  // namespace topos::detail

@@ -9,10 +9,12 @@
 // product (k-pair panels, vdpbf16ps).
 #include "kernels/gemm_bf16.hpp"
 
+#include "core/thread_pool.hpp"
 #include "kernels/bf16_rows.hpp"
 #include "kernels/gemm_blocking.hpp"
 #include "kernels/micro_kernel_bf16.hpp"
 #include "kernels/pack_bf16.hpp"
+#include "kernels/row_sweep.hpp"
 
 #include <algorithm>
 #include <array>
@@ -20,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -282,6 +285,58 @@ void run_product(const Scheme<Packed>& scheme,
     }
 }
 
+// Columns a part of a swept product holds (the last part the rest).
+constexpr std::size_t sweep_part_columns = 256;
+
+// A product of at most row_sweep_rows rows whose B lies row-major: A's rows
+// widened once, B widened as the sweep reads it, the float sums rounded once
+// each into C, part by part (each part's columns on the thread that sums them).
+void sweep_product(Isa isa,
+                   std::size_t threads,
+                   GemmExtents e,
+                   MatrixView<bf16> a,
+                   MatrixView<bf16> b,
+                   MatrixTarget<bf16> c) {
+    thread_local std::vector<float> widened_rows;
+    thread_local std::vector<float> sums;
+    float* a_rows = float_scratch(widened_rows, e.rows * e.depth);
+    float* c_sums = float_scratch(sums, e.rows * e.columns);
+    const SweepFunction<float, bf16> sweep = widening_row_sweep_for(isa);
+    const std::size_t parts =
+        threads > 1 ? std::min(threads * 4, blocking::divide_up(e.columns, sweep_part_columns)) : 1;
+    const blocking::Partition columns{e.columns, sweep_part_columns, parts};
+    for (std::size_t batch = 0; batch < e.batches; ++batch) {
+        const Plane<bf16> a_plane = plane_of(a, batch);
+        for (std::size_t r = 0; r < e.rows; ++r) {
+            for (std::size_t p = 0; p < e.depth; ++p) {
+                a_rows[r * e.depth + p] = widened_from_bf16(*a_plane.at(r, p));
+            }
+        }
+        const auto at = static_cast<std::ptrdiff_t>(batch);
+        const SweepOperands<float, bf16> operands{a_rows,
+                                                  static_cast<std::ptrdiff_t>(e.depth),
+                                                  1,
+                                                  e.rows,
+                                                  b.data + at * b.batch_stride,
+                                                  b.row_stride,
+                                                  e.depth,
+                                                  c_sums,
+                                                  static_cast<std::ptrdiff_t>(e.columns),
+                                                  false};
+        bf16* c_batch = c.data + at * c.batch_stride;
+        blocking::run_tasks(parts, threads, [&](std::size_t part) {
+            const std::size_t first = columns.first(part);
+            const std::size_t count = columns.count(part);
+            sweep(operands, first, count);
+            for (std::size_t r = 0; r < e.rows; ++r) {
+                round_row(c_sums + r * e.columns + first,
+                          count,
+                          c_batch + static_cast<std::ptrdiff_t>(r) * c.row_stride + first);
+            }
+        });
+    }
+}
+
 Scheme<float> exact_scheme(Isa isa, std::size_t columns) {
     const MicroKernel<float> tile = blocking::micro_kernel_for<float>(isa, columns);
     return {
@@ -316,6 +371,15 @@ void gemm_bf16_with(Bf16GemmOptions options,
                     MatrixView<bf16> b,
                     MatrixTarget<bf16> c) {
     using namespace bf16_gemm;
+    const GemmExtents& e = extents;
+    if (e.batches > 0 && e.rows > 0 && e.columns > 0 && e.depth > 0 && e.rows <= row_sweep_rows &&
+        b.column_stride == 1) {
+        const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
+        const std::size_t threads =
+            multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
+        sweep_product(options.isa, threads, e, a, b, c);
+        return;
+    }
     run_product(
         exact_scheme(options.isa, extents.columns), options.parallel_threshold, extents, a, b, c);
 }

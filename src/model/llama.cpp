@@ -153,7 +153,8 @@ template <Element T>
 Value<T> Llama<T>::express_embedded(const Value<T>& embedded,
                                     const CachedPositions<T>& positions,
                                     const std::vector<KeyValueCache<T>>& caches,
-                                    std::vector<KeyValueCache<T>>& updated) const {
+                                    std::vector<KeyValueCache<T>>& updated,
+                                    LogitsOf which) const {
     const detail::RecordScope scope(embedded);
     const NameScope named("Llama");
     if (caches.size() != layers_.size()) {
@@ -166,7 +167,8 @@ Value<T> Llama<T>::express_embedded(const Value<T>& embedded,
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         h = layers_[i].express(h, positions, caches[i], updated[i]);
     }
-    return logits(h);
+    const std::size_t tokens = h.shape()[1];
+    return logits(which == LogitsOf::LastToken ? h.narrow(1, tokens - 1, 1) : h);
 }
 
 template <Element T>

@@ -65,7 +65,8 @@ std::vector<typename LlamaGenerator<T>::Stage> LlamaGenerator<T>::record(
             tape.input(Tensor<T>::filled(Shape{1, tokens, model.config().hidden}, T{0}));
         const CachedPositions<T> positions = model.position_inputs(tape, tokens, options.context);
         std::vector<KeyValueCache<T>> updated;
-        const Value<T> logits = model.express_embedded(embedded, positions, caches, updated);
+        const Value<T> logits =
+            model.express_embedded(embedded, positions, caches, updated, LogitsOf::LastToken);
         std::vector<Symbol> written;
         for (const KeyValueCache<T>& cache : updated) {
             written.insert(written.end(), {cache.keys, cache.values});
@@ -141,9 +142,7 @@ std::span<const T> LlamaGenerator<T>::feed(std::span<const std::int64_t> tokens)
         run(*last, tokens.subspan(done, last->tokens));
         done += last->tokens;
     }
-    const Tensor<T>& logits = runs_[newest_]->of(last->logits);
-    const std::size_t vocabulary = model_.config().vocabulary;
-    return logits.data().subspan((last->tokens - 1) * vocabulary, vocabulary);
+    return runs_[newest_]->of(last->logits).data();
 }
 
 template <Element T>

@@ -118,13 +118,17 @@ GemmCase random_case(std::mt19937& generator) {
 }
 
 // Cases whose depth spans several k blocks (sums kept in float between
-// them) or whose columns span column blocks (the portable tile's 1,024).
+// them) or whose columns span column blocks (the portable tile's 1,024), and
+// row sweeps (at most four rows over a row-major B) across many column parts.
 std::vector<GemmCase> blocked_cases() {
     return {{1, 13, 255, 17, false, false, false},
             {2, 7, 257, 33, true, false, false},
             {1, 25, 513, 40, false, true, false},
             {3, 5, 1030, 9, true, true, true},
-            {1, 5, 300, 1030, false, false, false}};
+            {1, 5, 300, 1030, false, false, false},
+            {1, 1, 600, 2061, false, false, false},
+            {2, 4, 70, 531, true, false, true},
+            {1, 3, 33, 300, false, false, false}};
 }
 
 void expect_widened_reference_bits(const GemmCase& c, std::mt19937& generator) {

@@ -132,6 +132,12 @@ private:
     SwiGluMlp<T> mlp_;
 };
 
+// Which tokens' logits a cached Llama run computes.
+enum class LogitsOf : std::uint8_t {
+    EveryToken,
+    LastToken,
+};
+
 // LlamaForCausalLM: token ids to next-token logits.
 template <Element T>
 class Llama {
@@ -182,11 +188,14 @@ public:
                      const std::vector<KeyValueCache<T>>& caches,
                      std::vector<KeyValueCache<T>>& updated) const;
 
-    // The same from embedded tokens [batch, tokens, hidden].
+    // The same from embedded tokens [batch, tokens, hidden]; with
+    // LogitsOf::LastToken, only the last token's logits, [batch, 1,
+    // vocabulary] (what a prefill reads: the same bits as that row of all).
     Value<T> express_embedded(const Value<T>& embedded,
                               const CachedPositions<T>& positions,
                               const std::vector<KeyValueCache<T>>& caches,
-                              std::vector<KeyValueCache<T>>& updated) const;
+                              std::vector<KeyValueCache<T>>& updated,
+                              LogitsOf which = LogitsOf::EveryToken) const;
 
     // Inputs of `tape` for every layer's cache of `context` positions, zeros
     // of [batch, key_value_heads, context, head width] by default.

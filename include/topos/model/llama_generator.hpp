@@ -109,7 +109,7 @@ private:
         std::size_t tokens = 0;
         Value<T> embedded;  // input [1, tokens, hidden]
         CachedPositions<T> positions;
-        Value<T> logits;              // [1, tokens, vocabulary]
+        Value<T> logits;              // [1, 1, vocabulary]: the last token's
         std::vector<Symbol> written;  // each layer's keys then values, updated
         std::optional<Plan<T>> plan;
     };
