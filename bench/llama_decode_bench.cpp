@@ -4,6 +4,8 @@
 // and bf16, context 256:
 //   BM_LlamaDecode/<dtype>   one token a step at positions 128 .. 255
 //   BM_LlamaPrefill/<dtype>  a 128-token prompt in one prefill run
+//   BM_LlamaLoad/...         a released folder of bf16 tensors loaded, beside
+//   BM_ReadFolderBytes       reading its bytes (in the page cache) into a buffer
 // Counters: tokens/s; weight_bytes, the bytes of weights a step reads (every
 // matrix and norm, one row of the embedding); resident_mib, the process's
 // resident memory while decoding. The threads are TOPOS_THREADS's.
@@ -17,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -133,6 +136,54 @@ void BM_LlamaPrefill(benchmark::State& state) {
     state.counters["resident_mib"] = resident_mib();
 }
 
+// A TinyLlama-size folder of random bf16 weights (2.2 GB), written once under
+// the system's temporary folder, for the load benchmarks.
+const std::filesystem::path& bf16_folder() {
+    static const std::filesystem::path folder = [] {
+        held<float>().reset();
+        held<topos::bf16>().reset();
+        const std::filesystem::path path =
+            std::filesystem::temp_directory_path() / "topos_llama_load_bench";
+        topos::Tape<topos::bf16> tape;
+        const topos::Llama<topos::bf16> model(tape, tiny_llama(), topos::init::normal(2, 0.02));
+        const topos::Network<topos::bf16> network = std::move(tape).into_network();
+        topos::save_llama_folder(path, model, network.parameters());
+        return path;
+    }();
+    return folder;
+}
+
+// The folder's tensor bytes read into a buffer, 64 MiB at a time: the bound a
+// load works against (the file is in the page cache after the first read).
+void BM_ReadFolderBytes(benchmark::State& state) {
+    const std::filesystem::path file = bf16_folder() / "model.safetensors";
+    std::vector<char> buffer(std::size_t{64} << 20U);
+    for (auto _ : state) {
+        std::ifstream in(file, std::ios::binary);
+        while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) ||
+               in.gcount() > 0) {
+            benchmark::DoNotOptimize(buffer.data());
+        }
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                            static_cast<std::int64_t>(std::filesystem::file_size(file)));
+}
+
+// LlamaFolder(...).load into a bf16 model (bit for bit) or a float one (widened).
+template <topos::Element T>
+void BM_LlamaLoad(benchmark::State& state) {
+    const std::filesystem::path& folder = bf16_folder();
+    for (auto _ : state) {
+        topos::Tape<T> tape;
+        const topos::Llama<T> model = topos::LlamaFolder(folder).load(tape, {.convert = true});
+        benchmark::DoNotOptimize(&model);
+    }
+    state.SetBytesProcessed(
+        static_cast<std::int64_t>(state.iterations()) *
+        static_cast<std::int64_t>(std::filesystem::file_size(folder / "model.safetensors")));
+    state.counters["resident_mib"] = resident_mib();
+}
+
 }  // namespace
 
 BENCHMARK(BM_LlamaDecode<float>)
@@ -155,6 +206,18 @@ BENCHMARK(BM_LlamaPrefill<topos::bf16>)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(3);
+
+BENCHMARK(BM_ReadFolderBytes)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
+BENCHMARK(BM_LlamaLoad<topos::bf16>)
+    ->Name("BM_LlamaLoad/bf16")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(2);
+BENCHMARK(BM_LlamaLoad<float>)
+    ->Name("BM_LlamaLoad/f32_from_bf16")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(2);
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);

@@ -1,9 +1,9 @@
-// Tensor<T>'s core: storage allocation (one shared buffer; the default tensor
-// shares a single zero), construction from values, scalar access, convert and
-// bit_equal, numpy's broadcasting rule and the arithmetic operators that use
-// it (bf16's computing in float, each result rounded once), and the
-// nested-bracket text of operator<<, each element in its shortest round-trip
-// decimal.
+// Tensor<T>'s core: storage allocation (one shared buffer, on transparent
+// huge pages when large; the default tensor shares a single zero),
+// construction from values, scalar access, convert and bit_equal, numpy's
+// broadcasting rule and the arithmetic operators that use it (bf16's
+// computing in float, each result rounded once), and the nested-bracket text
+// of operator<<, each element in its shortest round-trip decimal.
 #include "core/bit_cast.hpp"
 #include "core/broadcast_shape.hpp"
 #include "core/float_text.hpp"
@@ -15,10 +15,17 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <memory>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <sstream>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace topos {
 
@@ -81,8 +88,44 @@ std::array<std::size_t, Shape::max_rank> broadcast_steps(const Shape& operand,
 
 }  // namespace detail
 
+namespace {
+
+#if defined(__linux__)
+// Buffers of this many bytes or more are placed on 2 MiB boundaries and
+// offered to the kernel's transparent huge pages: a model's weights and its
+// activations then take a page fault a 2 MiB page rather than one every 4 KiB,
+// which on a virtual machine is most of the time a load of fresh tensors costs.
+constexpr std::size_t huge_page_bytes = std::size_t{2} << 20U;
+constexpr std::size_t huge_page_threshold = std::size_t{8} << 20U;
+
+// `count` default-initialised elements in a buffer of whole huge pages.
+template <TensorElement T>
+std::shared_ptr<T[]> allocate_huge(std::size_t count) {
+    const std::size_t bytes =
+        (count * sizeof(T) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    void* memory = std::aligned_alloc(huge_page_bytes, bytes);
+    if (memory == nullptr) {
+        throw std::bad_alloc();
+    }
+    ::madvise(memory, bytes, MADV_HUGEPAGE);  // advice: refused, the buffer works all the same
+    T* elements = static_cast<T*>(memory);
+    std::uninitialized_default_construct_n(elements, count);
+    return std::shared_ptr<T[]>(elements, [count](T* held) {
+        std::destroy_n(held, count);
+        std::free(held);
+    });
+}
+#endif
+
+}  // namespace
+
 template <TensorElement T>
 std::shared_ptr<T[]> Tensor<T>::allocate(std::size_t count) {
+#if defined(__linux__)
+    if (count * sizeof(T) >= huge_page_threshold) {
+        return allocate_huge<T>(count);
+    }
+#endif
 #if defined(__cpp_lib_smart_ptr_for_overwrite)
     return std::make_shared_for_overwrite<T[]>(count == 0 ? 1 : count);
 #else

@@ -453,10 +453,25 @@ std::vector<std::byte> SafetensorsReader::read_tensor(const TensorEntry& entry) 
     return read_exactly(payload_offset_ + entry.begin, entry.end - entry.begin);
 }
 
+void SafetensorsReader::read_tensor_into(const TensorEntry& entry, std::span<std::byte> out) {
+    if (out.size() != entry.end - entry.begin) {
+        throw CheckpointError("a tensor of " + std::to_string(entry.end - entry.begin) +
+                              " bytes of " + origin_ + " cannot be read into " +
+                              std::to_string(out.size()) + " bytes");
+    }
+    read_exactly_into(payload_offset_ + entry.begin, out);
+}
+
 // `count` is never more than the file's size, checked before any call.
 std::vector<std::byte> SafetensorsReader::read_exactly(std::uint64_t offset,
                                                        std::uint64_t count) const {
     std::vector<std::byte> bytes(count);
+    read_exactly_into(offset, bytes);
+    return bytes;
+}
+
+void SafetensorsReader::read_exactly_into(std::uint64_t offset, std::span<std::byte> bytes) const {
+    const std::uint64_t count = bytes.size();
     std::uint64_t done = 0;
     while (done < count) {
         const std::uint64_t asked = std::min(count - done, largest_transfer);
@@ -477,7 +492,6 @@ std::vector<std::byte> SafetensorsReader::read_exactly(std::uint64_t offset,
         }
         done += static_cast<std::uint64_t>(got);
     }
-    return bytes;
 }
 
 }  // namespace topos::detail

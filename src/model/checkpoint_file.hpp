@@ -70,11 +70,15 @@ public:
     // The bytes of one tensor of the header, read alone.
     std::vector<std::byte> read_tensor(const TensorEntry& entry);
 
+    // The same into `out`, which holds entry.end - entry.begin bytes.
+    void read_tensor_into(const TensorEntry& entry, std::span<std::byte> out);
+
 private:
     SafetensorsReader(std::string origin, const RegularFile& file);
 
     std::vector<std::byte> read_header(std::uint64_t length) const;
     std::vector<std::byte> read_exactly(std::uint64_t offset, std::uint64_t count) const;
+    void read_exactly_into(std::uint64_t offset, std::span<std::byte> out) const;
 
     std::string origin_;
     FileDescriptor descriptor_;

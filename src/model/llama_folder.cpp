@@ -3,6 +3,7 @@
 // gathered through the index, every tensor checked against the model before
 // any is read, and the model recorded with initialisers that read each
 // parameter's tensor as the constructor asks for it.
+#include "core/bit_cast.hpp"
 #include "core/float_text.hpp"
 #include "model/checkpoint_file.hpp"
 #include "model/checkpoint_names.hpp"
@@ -13,11 +14,16 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <span>
+#include <type_traits>
 #include <utility>
 
 namespace topos {
@@ -158,8 +164,72 @@ bool passed_over(const std::string& name, const LlamaConfig& config) {
     return recomputed || (config.tied_embeddings && name == "lm_head.weight");
 }
 
+// out = in, or in^T of in [rows, columns] (in tiles of 32 x 32, so that both
+// sides stay in cache), taking in's element i as element(i).
+template <Element T, class ElementOf>
+void fill(
+    std::span<T> out, std::size_t rows, std::size_t columns, bool transpose, ElementOf&& element) {
+    if (!transpose) {
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            out[i] = element(i);
+        }
+        return;
+    }
+    constexpr std::size_t tile = 32;
+    for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
+        for (std::size_t c0 = 0; c0 < columns; c0 += tile) {
+            for (std::size_t r = r0; r < std::min(rows, r0 + tile); ++r) {
+                for (std::size_t c = c0; c < std::min(columns, c0 + tile); ++c) {
+                    out[c * rows + r] = element(r * columns + c);
+                }
+            }
+        }
+    }
+}
+
+// A tensor's stored bytes as a tensor of T, transposed where asked (a matrix
+// [rows, columns] to [columns, rows]), written once into its buffer: on a
+// little-endian processor read in place where T is how it is stored, bf16
+// widened to float by its bits (exact); otherwise through checkpoint_tensors.hpp.
+template <Element T>
+Tensor<T> tensor_of(std::span<const std::byte> bytes,
+                    const detail::TensorEntry& entry,
+                    bool transpose) {
+    const std::size_t rows = transpose ? entry.shape[0] : 0;
+    const std::size_t columns = transpose ? entry.shape[1] : 0;
+    const Shape shape = transpose ? Shape{columns, rows} : entry.shape;
+    if constexpr (std::endian::native == std::endian::little) {
+        if (entry.dtype == detail::dtype_name<T>()) {
+            return Tensor<T>::generate(shape, [&](std::span<T> out) {
+                fill(out, rows, columns, transpose, [&](std::size_t i) {
+                    T value;
+                    std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+                    return value;
+                });
+            });
+        }
+        if constexpr (std::is_same_v<T, float>) {
+            if (entry.dtype == "BF16") {
+                return Tensor<float>::generate(shape, [&](std::span<float> out) {
+                    fill(out, rows, columns, transpose, [&](std::size_t i) {
+                        std::uint16_t bits = 0;
+                        std::memcpy(&bits, bytes.data() + 2 * i, 2);
+                        return detail::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16U);
+                    });
+                });
+            }
+        }
+    }
+    Tensor<T> read = entry.dtype == detail::dtype_name<T>()
+                         ? detail::from_little_endian<T>(bytes, entry.shape)
+                         : detail::converted_from<T>(bytes, entry.dtype, entry.shape);
+    return transpose ? detail::transposed(read) : read;
+}
+
 // An initialiser that reads, at each draw, the next expected tensor from its
-// file, in the model's layout.
+// file, in the model's layout. Each file is opened and its header read once;
+// each tensor's bytes go into one scratch buffer, reused, and from there once
+// into the tensor (transposed on the way where the model holds the other layout).
 class FolderReads {
 public:
     FolderReads(const std::vector<Expected>& queue,
@@ -174,11 +244,8 @@ public:
                         std::to_string(queue_.size()) + ")");
         }
         const Expected& expected = queue_[next_++];
-        const FolderTensor& tensor = *by_name_.at(expected.name);
-        Tensor<T> read = checkpoint::read_tensor<T>(tensor.file, expected.name, options_);
-        if (expected.transposed) {
-            read = detail::transposed(read);
-        }
+        const Tensor<T> read =
+            read_tensor<T>(*by_name_.at(expected.name), expected.name, expected.transposed);
         if (read.shape() != shape) {
             throw Error("the tensor " + expected.name + " was read as " + read.shape().str() +
                         " where the model draws " + shape.str());
@@ -189,10 +256,55 @@ public:
     bool finished() const { return next_ == queue_.size(); }
 
 private:
+    template <Element T>
+    Tensor<T> read_tensor(const FolderTensor& tensor, const std::string& name, bool transpose) {
+        detail::SafetensorsReader& reader = reader_of(tensor.file);
+        const auto found = reader.header().tensors.find(name);
+        if (found == reader.header().tensors.end()) {
+            throw CheckpointError("the checkpoint " + tensor.file.string() +
+                                  " no longer holds the tensor " + detail::printable_name(name) +
+                                  ": it changed while it was read");
+        }
+        const detail::TensorEntry& entry = found->second;
+        if (!options_.convert && entry.dtype != detail::dtype_name<T>()) {
+            throw CheckpointError("the tensor " + detail::printable_name(name) + " of " +
+                                  tensor.file.string() + " is stored as " + entry.dtype +
+                                  " and the model holds " + detail::dtype_name<T>() +
+                                  " (load with {.convert = true} to round it)");
+        }
+        const std::span<std::byte> bytes = scratch(entry.end - entry.begin);
+        reader.read_tensor_into(entry, bytes);
+        if (transpose && entry.shape.rank() != 2) {
+            throw CheckpointError("the tensor " + detail::printable_name(name) + " of " +
+                                  tensor.file.string() + " is " + entry.shape.str() +
+                                  ", not the matrix the model holds transposed");
+        }
+        return tensor_of<T>(bytes, entry, transpose);
+    }
+
+    detail::SafetensorsReader& reader_of(const std::filesystem::path& file) {
+        auto found = readers_.find(file);
+        if (found == readers_.end()) {
+            found = readers_.emplace(file, std::make_unique<detail::SafetensorsReader>(file)).first;
+        }
+        return *found->second;
+    }
+
+    std::span<std::byte> scratch(std::size_t bytes) {
+        if (bytes > scratch_size_) {
+            scratch_.reset(new std::byte[bytes]);  // not zeroed: every byte is read over
+            scratch_size_ = bytes;
+        }
+        return {scratch_.get(), bytes};
+    }
+
     const std::vector<Expected>& queue_;
     const std::map<std::string, const FolderTensor*>& by_name_;
     checkpoint::ReadOptions options_;
     std::size_t next_ = 0;
+    std::map<std::filesystem::path, std::unique_ptr<detail::SafetensorsReader>> readers_;
+    std::unique_ptr<std::byte[]> scratch_;
+    std::size_t scratch_size_ = 0;
 };
 
 // The names an index.json maps to each shard, checked to stay in the folder.
