@@ -244,7 +244,7 @@ public:
                         std::to_string(queue_.size()) + ")");
         }
         const Expected& expected = queue_[next_++];
-        const Tensor<T> read =
+        Tensor<T> read =
             read_tensor<T>(*by_name_.at(expected.name), expected.name, expected.transposed);
         if (read.shape() != shape) {
             throw Error("the tensor " + expected.name + " was read as " + read.shape().str() +
