@@ -164,8 +164,8 @@ bool passed_over(const std::string& name, const LlamaConfig& config) {
     return recomputed || (config.tied_embeddings && name == "lm_head.weight");
 }
 
-// out = in, or in^T of in [rows, columns] (in tiles of 32 x 32, so that both
-// sides stay in cache), taking in's element i as element(i).
+// out = in, or in^T of in [rows, columns] (in tiles of 64 x 64, so that both
+// sides stay in cache; out written in order), taking in's element i as element(i).
 template <Element T, class ElementOf>
 void fill(
     std::span<T> out, std::size_t rows, std::size_t columns, bool transpose, ElementOf&& element) {
@@ -175,12 +175,13 @@ void fill(
         }
         return;
     }
-    constexpr std::size_t tile = 32;
-    for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
-        for (std::size_t c0 = 0; c0 < columns; c0 += tile) {
-            for (std::size_t r = r0; r < std::min(rows, r0 + tile); ++r) {
-                for (std::size_t c = c0; c < std::min(columns, c0 + tile); ++c) {
-                    out[c * rows + r] = element(r * columns + c);
+    constexpr std::size_t tile = 64;
+    for (std::size_t c0 = 0; c0 < columns; c0 += tile) {
+        for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
+            for (std::size_t c = c0; c < std::min(columns, c0 + tile); ++c) {
+                T* out_row = out.data() + c * rows;
+                for (std::size_t r = r0; r < std::min(rows, r0 + tile); ++r) {
+                    out_row[r] = element(r * columns + c);
                 }
             }
         }
