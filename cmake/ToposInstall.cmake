@@ -24,7 +24,7 @@ install(TARGETS ${topos_installed_targets}
 # builds it too, so that the README's commands and an install work in any
 # order on one build folder.
 add_custom_target(topos_installable)
-add_dependencies(topos_installable ${topos_installed_targets} topos-play)
+add_dependencies(topos_installable ${topos_installed_targets} topos-play topos-generate)
 if(TARGET topos-onnx)
     add_dependencies(topos_installable topos-onnx)
 endif()
