@@ -184,10 +184,6 @@ void fill_zeros(GemmExtents e, MatrixTarget<T> c) {
     }
 }
 
-// Columns a part of a swept product holds (the last part the rest): enough
-// that each part streams long runs of B's rows.
-constexpr std::size_t sweep_part_columns = 256;
-
 // A product of at most row_sweep_rows rows whose B lies row-major: swept,
 // each batch's columns split over the pool when the product is large enough.
 template <Element T>
@@ -203,9 +199,7 @@ void sweep_product(GemmOptions options,
                    MatrixTarget<T> c,
                    std::size_t threads) {
     const SweepFunction<T> sweep = row_sweep_for<T>(options.isa);
-    const std::size_t parts =
-        threads > 1 ? std::min(threads * 4, blocking::divide_up(e.columns, sweep_part_columns)) : 1;
-    const blocking::Partition columns{e.columns, sweep_part_columns, parts};
+    const blocking::Partition columns = blocking::sweep_partition(e.columns, threads);
     for (std::size_t batch = 0; batch < e.batches; ++batch) {
         const auto at = static_cast<std::ptrdiff_t>(batch);
         const SweepOperands<T> operands{a.data + at * a.batch_stride,
@@ -218,7 +212,7 @@ void sweep_product(GemmOptions options,
                                         c.data + at * c.batch_stride,
                                         c.row_stride,
                                         options.continue_sums};
-        blocking::run_tasks(parts, threads, [&](std::size_t part) {
+        blocking::run_tasks(columns.parts, threads, [&](std::size_t part) {
             sweep(operands, columns.first(part), columns.count(part));
         });
     }

@@ -285,9 +285,6 @@ void run_product(const Scheme<Packed>& scheme,
     }
 }
 
-// Columns a part of a swept product holds (the last part the rest).
-constexpr std::size_t sweep_part_columns = 256;
-
 // A product of at most row_sweep_rows rows whose B lies row-major: A's rows
 // widened once, B widened as the sweep reads it, the float sums rounded once
 // each into C, part by part (each part's columns on the thread that sums them).
@@ -302,9 +299,7 @@ void sweep_product(Isa isa,
     float* a_rows = float_scratch(widened_rows, e.rows * e.depth);
     float* c_sums = float_scratch(sums, e.rows * e.columns);
     const SweepFunction<float, bf16> sweep = widening_row_sweep_for(isa);
-    const std::size_t parts =
-        threads > 1 ? std::min(threads * 4, blocking::divide_up(e.columns, sweep_part_columns)) : 1;
-    const blocking::Partition columns{e.columns, sweep_part_columns, parts};
+    const blocking::Partition columns = blocking::sweep_partition(e.columns, threads);
     for (std::size_t batch = 0; batch < e.batches; ++batch) {
         const Plane<bf16> a_plane = plane_of(a, batch);
         for (std::size_t r = 0; r < e.rows; ++r) {
@@ -324,7 +319,7 @@ void sweep_product(Isa isa,
                                                   static_cast<std::ptrdiff_t>(e.columns),
                                                   false};
         bf16* c_batch = c.data + at * c.batch_stride;
-        blocking::run_tasks(parts, threads, [&](std::size_t part) {
+        blocking::run_tasks(columns.parts, threads, [&](std::size_t part) {
             const std::size_t first = columns.first(part);
             const std::size_t count = columns.count(part);
             sweep(operands, first, count);

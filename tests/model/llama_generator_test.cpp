@@ -2,6 +2,7 @@
 // the whole sequence, bit for bit, however a prompt is cut into runs; its
 // runs' buffers reused; generation seeded, streamed and stopped; and the
 // feeds it refuses without touching its caches.
+#include "model/llama_reference.hpp"
 #include "model/module_checks.hpp"
 #include "support/bit_equal.hpp"
 #include <topos/core/error.hpp>
@@ -20,16 +21,7 @@ namespace {
 using test::randomised;
 
 LlamaConfig tiny_config() {
-    return {.vocabulary = 13,
-            .hidden = 8,
-            .intermediate = 12,
-            .layers = 2,
-            .heads = 2,
-            .key_value_heads = 1,
-            .rope_theta = 10000.0,
-            .rms_norm_eps = 1e-5,
-            .max_positions = 16,
-            .tied_embeddings = false};
+    return test::llama::tiny_config(false);
 }
 
 const std::vector<std::int64_t> sequence{1, 12, 0, 7, 7, 3, 9, 4, 11, 2};

@@ -15,6 +15,21 @@ namespace topos::test::llama {
 
 using Rows = std::vector<double>;
 
+// A Llama small enough to check by hand: 2 layers of width 8, 2 query heads
+// sharing 1 key/value head, a vocabulary of 13.
+inline LlamaConfig tiny_config(bool tied) {
+    return {.vocabulary = 13,
+            .hidden = 8,
+            .intermediate = 12,
+            .layers = 2,
+            .heads = 2,
+            .key_value_heads = 1,
+            .rope_theta = 10000.0,
+            .rms_norm_eps = 1e-5,
+            .max_positions = 16,
+            .tied_embeddings = tied};
+}
+
 // TinyLlama 1.1B's sizes, as its config.json gives them.
 inline LlamaConfig tiny_llama_1_1b() {
     return {.vocabulary = 32000,

@@ -270,18 +270,7 @@ TEST(SwiGluMlp, ForwardMatchesTheReferenceAndGradientsFiniteDifferences) {
     test::expect_gradients_match_finite_differences(network, parameters, {}, weighted, sources);
 }
 
-LlamaConfig tiny_config(bool tied) {
-    return {.vocabulary = 13,
-            .hidden = 8,
-            .intermediate = 12,
-            .layers = 2,
-            .heads = 2,
-            .key_value_heads = 1,
-            .rope_theta = 10000.0,
-            .rms_norm_eps = 1e-5,
-            .max_positions = 16,
-            .tied_embeddings = tied};
-}
+using reference::tiny_config;
 
 // LlamaForCausalLM's logits for one sequence of tokens, in double.
 template <Element T>
