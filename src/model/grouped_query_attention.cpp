@@ -3,11 +3,13 @@
 // against their shared keys, every key a query may not see replaced by the
 // lowest finite number before the softmax (so its weight and its derivative
 // are exactly 0), and the heads merged through the output projection.
+#include "core/tensor_access.hpp"
 #include "graph/record.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/scope.hpp>
 #include <topos/model/grouped_query_attention.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -190,48 +192,111 @@ template AttentionPositions<bf16> causal_positions(Tape<bf16>&,
                                                    const RotaryEmbedding&,
                                                    std::size_t);
 
-template <Element T>
-CachedPositionTensors<T> cached_position_tensors(const RotaryEmbedding& rotary,
-                                                 std::size_t first,
-                                                 std::size_t count,
-                                                 std::size_t context) {
+namespace {
+
+void check_cached_span(std::size_t first, std::size_t count, std::size_t context) {
     if (count == 0 || first + count > context) {
         throw ShapeError("a cache of " + std::to_string(context) +
                          " positions holds no tokens at " + std::to_string(first) + " .. " +
                          std::to_string(first + count) +
                          " (past the context: start a longer cache)");
     }
-    RotaryTables<T> tables = rotary.tables<T>(first, count);
-    const auto matrix = [](Shape shape, auto one) {
-        return Tensor<T>::generate(shape, [&](std::span<T> out) {
-            const std::size_t columns = shape[1];
-            for (std::size_t r = 0; r < shape[0]; ++r) {
-                for (std::size_t c = 0; c < columns; ++c) {
-                    out[r * columns + c] = one(r, c) ? T{1} : T{0};
-                }
-            }
-        });
-    };
-    return {std::move(tables.cos),
-            std::move(tables.sin),
-            matrix(Shape{count, context}, [&](auto t, auto key) { return key <= first + t; }),
-            matrix(Shape{context, count}, [&](auto row, auto t) { return row == first + t; }),
-            matrix(Shape{context, 1},
-                   [&](auto row, auto) { return row < first || row >= first + count; })};
+}
+
+// Writes 1 where `one(row, column)` holds and 0 elsewhere.
+template <Element T, class One>
+void write_indicator(Tensor<T>& tensor, One&& one) {
+    const std::span<T> out = detail::TensorAccess::writable(tensor);
+    const std::size_t rows = tensor.shape()[0];
+    const std::size_t columns = tensor.shape()[1];
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < columns; ++c) {
+            out[r * columns + c] = one(r, c) ? T{1} : T{0};
+        }
+    }
+}
+
+template <Element T>
+void copy_rows(Tensor<T>& into, const Tensor<T>& table, std::size_t first) {
+    const std::span<T> out = detail::TensorAccess::writable(into);
+    const std::size_t offset = first * into.shape()[1];
+    std::copy_n(
+        table.data().begin() + static_cast<std::ptrdiff_t>(offset), out.size(), out.begin());
+}
+
+}  // namespace
+
+template <Element T>
+void rewrite_cached_positions(CachedPositionTensors<T>& tensors,
+                              const RotaryTables<T>& context_tables,
+                              std::size_t first,
+                              std::size_t count,
+                              std::size_t context) {
+    check_cached_span(first, count, context);
+    const std::size_t width =
+        context_tables.cos.shape().rank() == 2 ? context_tables.cos.shape()[1] : 0;
+    const Shape rows{count, width};
+    const bool fits = context_tables.cos.shape() == Shape{context, width} &&
+                      context_tables.sin.shape() == context_tables.cos.shape() &&
+                      tensors.cos.shape() == rows && tensors.sin.shape() == rows &&
+                      tensors.allowed.shape() == Shape{count, context} &&
+                      tensors.placement.shape() == Shape{context, count} &&
+                      tensors.kept.shape() == Shape{context, 1};
+    if (!fits) {
+        throw ShapeError("rewrite_cached_positions: the tensors are not those of " +
+                         std::to_string(count) + " tokens in a cache of " +
+                         std::to_string(context) + " positions, or the tables [" +
+                         context_tables.cos.shape().str() + "] not those of its positions");
+    }
+    copy_rows(tensors.cos, context_tables.cos, first);
+    copy_rows(tensors.sin, context_tables.sin, first);
+    write_indicator(tensors.allowed, [&](auto t, auto key) { return key <= first + t; });
+    write_indicator(tensors.placement, [&](auto row, auto t) { return row == first + t; });
+    write_indicator(tensors.kept,
+                    [&](auto row, auto) { return row < first || row >= first + count; });
+}
+
+template <Element T>
+CachedPositionTensors<T> cached_position_tensors(const RotaryEmbedding& rotary,
+                                                 std::size_t first,
+                                                 std::size_t count,
+                                                 std::size_t context) {
+    check_cached_span(first, count, context);
+    const RotaryTables<T> tables = rotary.tables<T>(0, context);
+    const Shape rows{count, rotary.head_width()};
+    CachedPositionTensors<T> tensors{Tensor<T>::filled(rows, T{0}),
+                                     Tensor<T>::filled(rows, T{0}),
+                                     Tensor<T>::filled(Shape{count, context}, T{0}),
+                                     Tensor<T>::filled(Shape{context, count}, T{0}),
+                                     Tensor<T>::filled(Shape{context, 1}, T{0})};
+    rewrite_cached_positions(tensors, tables, first, count, context);
+    return tensors;
 }
 
 template CachedPositionTensors<float> cached_position_tensors(const RotaryEmbedding&,
                                                               std::size_t,
                                                               std::size_t,
                                                               std::size_t);
+template void rewrite_cached_positions(CachedPositionTensors<float>&,
+                                       const RotaryTables<float>&,
+                                       std::size_t,
+                                       std::size_t,
+                                       std::size_t);
 template CachedPositionTensors<double> cached_position_tensors(const RotaryEmbedding&,
                                                                std::size_t,
                                                                std::size_t,
                                                                std::size_t);
+template void rewrite_cached_positions(CachedPositionTensors<double>&,
+                                       const RotaryTables<double>&,
+                                       std::size_t,
+                                       std::size_t,
+                                       std::size_t);
 template CachedPositionTensors<bf16> cached_position_tensors(const RotaryEmbedding&,
                                                              std::size_t,
                                                              std::size_t,
                                                              std::size_t);
+template void rewrite_cached_positions(
+    CachedPositionTensors<bf16>&, const RotaryTables<bf16>&, std::size_t, std::size_t, std::size_t);
 template class GroupedQueryAttention<float>;
 template class GroupedQueryAttention<double>;
 template class GroupedQueryAttention<bf16>;

@@ -3,6 +3,7 @@
 // tokens through the fewest runs, two runs taking turns so that each reads
 // the caches the other wrote; and generate(), which feeds a prompt and then
 // every picked token back.
+#include "core/tensor_access.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/llama_generator.hpp>
 
@@ -44,6 +45,8 @@ LlamaGenerator<T>::LlamaGenerator(Tape<T> tape,
       model_(model),
       caches_(model.cache_inputs(tape, 1, options.context)),
       stages_(record(tape, model, options_, caches_)),
+      context_tables_(
+          model.layers().front().attention().rotary().template tables<T>(0, options.context)),
       network_(std::move(tape).into_network()),
       parameters_(network_.parameters()) {
     for (Stage& stage : stages_) {
@@ -71,7 +74,16 @@ std::vector<typename LlamaGenerator<T>::Stage> LlamaGenerator<T>::record(
         for (const KeyValueCache<T>& cache : updated) {
             written.insert(written.end(), {cache.keys, cache.values});
         }
-        stages.push_back(Stage{tokens, embedded, positions, logits, std::move(written), {}});
+        CachedPositionTensors<T> position_feed = cached_position_tensors<T>(
+            model.layers().front().attention().rotary(), 0, tokens, options.context);
+        stages.push_back(Stage{tokens,
+                               embedded,
+                               positions,
+                               logits,
+                               std::move(written),
+                               {},
+                               Tensor<T>::filled(embedded.shape(), T{0}),
+                               std::move(position_feed)});
     }
     return stages;
 }
@@ -106,7 +118,7 @@ const Plan<T>& LlamaGenerator<T>::plan(std::size_t tokens) const {
 }
 
 template <Element T>
-const typename LlamaGenerator<T>::Stage& LlamaGenerator<T>::stage_for(std::size_t remaining) const {
+typename LlamaGenerator<T>::Stage& LlamaGenerator<T>::stage_for(std::size_t remaining) {
     const auto fits = [&](const Stage& stage) { return stage.tokens <= remaining; };
     return *std::find_if(stages_.begin(), stages_.end(), fits);  // the last stage is 1 token
 }
@@ -136,7 +148,7 @@ template <Element T>
 std::span<const T> LlamaGenerator<T>::feed(std::span<const std::int64_t> tokens) {
     check_feed(tokens);
     std::size_t done = 0;
-    const Stage* last = nullptr;
+    Stage* last = nullptr;
     while (done < tokens.size()) {
         last = &stage_for(tokens.size() - done);
         run(*last, tokens.subspan(done, last->tokens));
@@ -145,18 +157,33 @@ std::span<const T> LlamaGenerator<T>::feed(std::span<const std::int64_t> tokens)
     return runs_[newest_]->of(last->logits).data();
 }
 
+// Writes the tokens' embeddings and positions into the stage's own feed
+// tensors; once the last run has let go of them, in place.
 template <Element T>
-void LlamaGenerator<T>::run(const Stage& stage, std::span<const std::int64_t> tokens) {
-    const Tensor<T>& table = parameters_.of(model_.embed_tokens().table());
-    CachedPositionTensors<T> place = cached_position_tensors<T>(
-        model_.layers().front().attention().rotary(), position_, tokens.size(), options_.context);
+void LlamaGenerator<T>::rewrite_feeds(Stage& stage, std::span<const std::int64_t> tokens) {
+    const std::size_t hidden = model_.config().hidden;
+    const std::span<const T> table = parameters_.of(model_.embed_tokens().table()).data();
+    const std::span<T> embedded = detail::TensorAccess::writable(stage.embedded_feed);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {  // ids checked by check_feed
+        const auto row = table.subspan(static_cast<std::size_t>(tokens[i]) * hidden, hidden);
+        std::copy(
+            row.begin(), row.end(), embedded.begin() + static_cast<std::ptrdiff_t>(i * hidden));
+    }
+    rewrite_cached_positions(
+        stage.position_feed, context_tables_, position_, tokens.size(), options_.context);
+}
+
+template <Element T>
+void LlamaGenerator<T>::run(Stage& stage, std::span<const std::int64_t> tokens) {
+    rewrite_feeds(stage, tokens);
+    const CachedPositionTensors<T>& place = stage.position_feed;
     feeds_.clear();
-    feeds_.push_back({stage.embedded, model_.embed(table, Shape{1, stage.tokens}, tokens)});
-    feeds_.push_back({stage.positions.cos, std::move(place.cos)});
-    feeds_.push_back({stage.positions.sin, std::move(place.sin)});
-    feeds_.push_back({stage.positions.allowed, std::move(place.allowed)});
-    feeds_.push_back({stage.positions.placement, std::move(place.placement)});
-    feeds_.push_back({stage.positions.kept, std::move(place.kept)});
+    feeds_.push_back({stage.embedded, stage.embedded_feed});
+    feeds_.push_back({stage.positions.cos, place.cos});
+    feeds_.push_back({stage.positions.sin, place.sin});
+    feeds_.push_back({stage.positions.allowed, place.allowed});
+    feeds_.push_back({stage.positions.placement, place.placement});
+    feeds_.push_back({stage.positions.kept, place.kept});
     if (position_ > 0) {  // otherwise the caches' recorded zeros
         const Run<T>& previous = *runs_[newest_];
         for (std::size_t layer = 0; layer < caches_.size(); ++layer) {

@@ -520,6 +520,32 @@ TEST(Llama, CachedPositionsPastTheContextAreRefused) {
     EXPECT_TRUE(test::bit_equal(at.kept, Tensor<float>(Shape{5, 1}, {1, 1, 0, 0, 1})));
 }
 
+TEST(Llama, RewrittenCachedPositionsEqualFreshOnesAndReuseUnsharedBuffers) {
+    const RotaryEmbedding rotary(4);
+    const RotaryTables<float> tables = rotary.tables<float>(0, 6);
+    CachedPositionTensors<float> place = cached_position_tensors<float>(rotary, 0, 2, 6);
+    const float* cos_buffer = place.cos.data().data();
+    const float* allowed_buffer = place.allowed.data().data();
+    rewrite_cached_positions(place, tables, 3, 2, 6);
+    const CachedPositionTensors<float> fresh = cached_position_tensors<float>(rotary, 3, 2, 6);
+    EXPECT_TRUE(test::bit_equal(place.cos, fresh.cos));
+    EXPECT_TRUE(test::bit_equal(place.sin, fresh.sin));
+    EXPECT_TRUE(test::bit_equal(place.allowed, fresh.allowed));
+    EXPECT_TRUE(test::bit_equal(place.placement, fresh.placement));
+    EXPECT_TRUE(test::bit_equal(place.kept, fresh.kept));
+    EXPECT_EQ(place.cos.data().data(), cos_buffer);
+    EXPECT_EQ(place.allowed.data().data(), allowed_buffer);
+
+    const Tensor<float> held = place.allowed;  // shared: rewriting must not change it
+    rewrite_cached_positions(place, tables, 0, 2, 6);
+    EXPECT_TRUE(test::bit_equal(held, fresh.allowed));
+    EXPECT_NE(place.allowed.data().data(), held.data().data());
+
+    EXPECT_THROW(rewrite_cached_positions(place, tables, 5, 2, 6), ShapeError);
+    EXPECT_THROW(rewrite_cached_positions(place, tables, 0, 3, 6), ShapeError);
+    EXPECT_THROW(rewrite_cached_positions(place, rotary.tables<float>(0, 5), 0, 2, 6), ShapeError);
+}
+
 TEST(Llama, RecordsAndRunsInBf16) {
     Tape<bf16> tape;
     const Llama<bf16> model(tape, tiny_config(false), init::normal(50, 0.02));

@@ -81,6 +81,19 @@ CachedPositionTensors<T> cached_position_tensors(const RotaryEmbedding& rotary,
                                                  std::size_t count,
                                                  std::size_t context);
 
+// Rewrites `tensors` (made for `count` tokens of a cache of `context`
+// positions) for the tokens at first .. first + count - 1, reading their cos
+// and sin rows from `context_tables` (the tables of positions 0 .. context -
+// 1). A buffer no other tensor shares is overwritten in place, so a run that
+// feeds the same tensors at every step allocates nothing. ShapeError past the
+// context or for tensors or tables of other shapes.
+template <Element T>
+void rewrite_cached_positions(CachedPositionTensors<T>& tensors,
+                              const RotaryTables<T>& context_tables,
+                              std::size_t first,
+                              std::size_t count,
+                              std::size_t context);
+
 // The sizes of a grouped-query attention.
 struct AttentionHeads {
     std::size_t width = 0;            // of the input and the output
@@ -194,14 +207,26 @@ extern template CachedPositionTensors<float> cached_position_tensors(const Rotar
                                                                      std::size_t,
                                                                      std::size_t,
                                                                      std::size_t);
+extern template void rewrite_cached_positions(CachedPositionTensors<float>&,
+                                              const RotaryTables<float>&,
+                                              std::size_t,
+                                              std::size_t,
+                                              std::size_t);
 extern template CachedPositionTensors<double> cached_position_tensors(const RotaryEmbedding&,
                                                                       std::size_t,
                                                                       std::size_t,
                                                                       std::size_t);
+extern template void rewrite_cached_positions(CachedPositionTensors<double>&,
+                                              const RotaryTables<double>&,
+                                              std::size_t,
+                                              std::size_t,
+                                              std::size_t);
 extern template CachedPositionTensors<bf16> cached_position_tensors(const RotaryEmbedding&,
                                                                     std::size_t,
                                                                     std::size_t,
                                                                     std::size_t);
+extern template void rewrite_cached_positions(
+    CachedPositionTensors<bf16>&, const RotaryTables<bf16>&, std::size_t, std::size_t, std::size_t);
 extern template class GroupedQueryAttention<float>;
 extern template class GroupedQueryAttention<double>;
 extern template class GroupedQueryAttention<bf16>;

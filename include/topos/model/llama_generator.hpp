@@ -5,8 +5,9 @@
 // a plan once. A prompt goes in as the fewest runs of those sizes; each
 // generated token is one run of the step plan. The caches are values of the
 // runs: two runs take turns, each reading the other's caches and writing its
-// own buffers, so after the first two runs no buffer is allocated and nothing
-// is recompiled.
+// own buffers, and each run's embeddings and positions are written into the
+// same feed tensors, so after the first two runs no buffer is allocated and
+// nothing is recompiled.
 //
 //   topos::Tape<float> tape;
 //   const topos::Llama<float> llama = folder.load(tape);
@@ -112,20 +113,25 @@ private:
         Value<T> logits;              // [1, 1, vocabulary]: the last token's
         std::vector<Symbol> written;  // each layer's keys then values, updated
         std::optional<Plan<T>> plan;
+        // What each run feeds, rewritten in place from run to run.
+        Tensor<T> embedded_feed;
+        CachedPositionTensors<T> position_feed;
     };
 
     static std::vector<Stage> record(Tape<T>& tape,
                                      const Llama<T>& model,
                                      const GeneratorOptions& options,
                                      const std::vector<KeyValueCache<T>>& caches);
-    const Stage& stage_for(std::size_t remaining) const;
+    Stage& stage_for(std::size_t remaining);
     void check_feed(std::span<const std::int64_t> tokens) const;
-    void run(const Stage& stage, std::span<const std::int64_t> tokens);
+    void rewrite_feeds(Stage& stage, std::span<const std::int64_t> tokens);
+    void run(Stage& stage, std::span<const std::int64_t> tokens);
 
     GeneratorOptions options_;
     Llama<T> model_;
     std::vector<KeyValueCache<T>> caches_;  // inputs, shared by every stage
     std::vector<Stage> stages_;             // largest first
+    RotaryTables<T> context_tables_;        // cos and sin of every cache position
     Network<T> network_;
     Parameters<T> parameters_;
     std::optional<Run<T>> runs_[2];  // taking turns: the newest holds the caches
