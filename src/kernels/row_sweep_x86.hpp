@@ -42,7 +42,7 @@ void sweep_block(const SweepOperands<typename Lanes::Element, typename Loads::El
     Vector sum[Rows][Vectors];
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) {
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (std::size_t v = 0; v < Vectors; ++v) {
             E* c = o.c + static_cast<std::ptrdiff_t>(r) * o.c_row_stride + column + v * width;
             sum[r][v] = o.continues ? Lanes::load(c) : Lanes::zero();
@@ -53,12 +53,12 @@ void sweep_block(const SweepOperands<typename Lanes::Element, typename Loads::El
         const B* b_row = b + static_cast<std::ptrdiff_t>(p) * o.b_row_stride;
         const B* ahead =
             b_row + static_cast<std::ptrdiff_t>(sweep_prefetch_distance) * o.b_row_stride;
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (std::size_t l = 0; l < Vectors * width; l += line) {
             _mm_prefetch(reinterpret_cast<const char*>(ahead + l), _MM_HINT_T0);
         }
         Vector b_vector[Vectors];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (std::size_t v = 0; v < Vectors; ++v) {
             b_vector[v] = Loads::load(b_row + v * width);
         }
@@ -66,7 +66,7 @@ void sweep_block(const SweepOperands<typename Lanes::Element, typename Loads::El
         for (std::size_t r = 0; r < Rows; ++r) {
             const Vector a = Lanes::splat(o.a + static_cast<std::ptrdiff_t>(r) * o.a_row_stride +
                                           static_cast<std::ptrdiff_t>(p) * o.a_column_stride);
-#pragma GCC unroll 8
+#pragma GCC unroll 16
             for (std::size_t v = 0; v < Vectors; ++v) {
                 sum[r][v] = Lanes::fma(a, b_vector[v], sum[r][v]);
             }
@@ -74,7 +74,7 @@ void sweep_block(const SweepOperands<typename Lanes::Element, typename Loads::El
     }
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) {
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (std::size_t v = 0; v < Vectors; ++v) {
             Lanes::store(o.c + static_cast<std::ptrdiff_t>(r) * o.c_row_stride + column + v * width,
                          sum[r][v]);
@@ -101,14 +101,17 @@ void sweep_rows(const SweepOperands<typename Lanes::Element, typename Loads::Ele
 }
 
 // The sweep over `Accumulators` vector registers: as many vectors across as
-// the rows leave room for.
+// the rows leave room for. One row needs no register for B's vectors (each
+// is loaded into its fma), so it takes them all: the wider each row's run of
+// B, the fewer strides between B's rows and the closer a single thread comes
+// to the memory's bandwidth (a matrix-vector product is bound by it).
 template <VectorLanes Lanes, std::size_t Accumulators, class Loads = OwnElements<Lanes>>
 void sweep(const SweepOperands<typename Lanes::Element, typename Loads::Element>& o,
            std::size_t first,
            std::size_t count) {
     switch (o.rows) {
         case 1:
-            sweep_rows<Lanes, Loads, 1, Accumulators / 2>(o, first, count);
+            sweep_rows<Lanes, Loads, 1, Accumulators>(o, first, count);
             return;
         case 2:
             sweep_rows<Lanes, Loads, 2, Accumulators / 2>(o, first, count);
