@@ -93,7 +93,7 @@ SEAMS = {
     "ops/common.hpp": {"backend", "pattern"},
     "ops/index.hpp": {"graph"},
     "ops/log_sum_exp.hpp": {"backend"},
-    "ops/movement.hpp": {"pattern"},
+    "ops/movement.hpp": {"model", "pattern"},  # model: the folder loader's transposes
     "ops/op_info.hpp": {"autodiff", "backend", "graph", "pattern", "plan", "run"},
     "ops/reduce.hpp": {"pattern"},
     # graph: the frozen spec and the views of it the later stages walk

@@ -3,12 +3,12 @@
 // gathered through the index, every tensor checked against the model before
 // any is read, and the model recorded with initialisers that read each
 // parameter's tensor as the constructor asks for it.
-#include "core/bit_cast.hpp"
 #include "core/float_text.hpp"
 #include "model/checkpoint_file.hpp"
 #include "model/checkpoint_names.hpp"
 #include "model/checkpoint_tensors.hpp"
 #include "model/json.hpp"
+#include "ops/movement.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/llama_folder.hpp>
 
@@ -164,59 +164,43 @@ bool passed_over(const std::string& name, const LlamaConfig& config) {
     return recomputed || (config.tied_embeddings && name == "lm_head.weight");
 }
 
-// out = in, or in^T of in [rows, columns] (in tiles of 64 x 64, so that both
-// sides stay in cache; out written in order), taking in's element i as element(i).
-template <Element T, class ElementOf>
-void fill(
-    std::span<T> out, std::size_t rows, std::size_t columns, bool transpose, ElementOf&& element) {
-    if (!transpose) {
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            out[i] = element(i);
-        }
-        return;
-    }
-    constexpr std::size_t tile = 64;
-    for (std::size_t c0 = 0; c0 < columns; c0 += tile) {
-        for (std::size_t r0 = 0; r0 < rows; r0 += tile) {
-            for (std::size_t c = c0; c < std::min(columns, c0 + tile); ++c) {
-                T* out_row = out.data() + c * rows;
-                for (std::size_t r = r0; r < std::min(rows, r0 + tile); ++r) {
-                    out_row[r] = element(r * columns + c);
-                }
-            }
-        }
-    }
-}
-
 // A tensor's stored bytes as a tensor of T, transposed where asked (a matrix
 // [rows, columns] to [columns, rows]), written once into its buffer: on a
-// little-endian processor read in place where T is how it is stored, bf16
-// widened to float by its bits (exact); otherwise through checkpoint_tensors.hpp.
+// little-endian processor read in place where T is how it is stored (the
+// transpose in vector tiles), bf16 widened to float by its bits (exact; a
+// transposed one is first transposed as bf16 into `bf16_scratch`, then
+// widened in order); otherwise through checkpoint_tensors.hpp. `bytes` is
+// aligned for any element (operator new's alignment).
 template <Element T>
 Tensor<T> tensor_of(std::span<const std::byte> bytes,
                     const detail::TensorEntry& entry,
-                    bool transpose) {
+                    bool transpose,
+                    std::span<bf16> bf16_scratch) {
     const std::size_t rows = transpose ? entry.shape[0] : 0;
     const std::size_t columns = transpose ? entry.shape[1] : 0;
     const Shape shape = transpose ? Shape{columns, rows} : entry.shape;
     if constexpr (std::endian::native == std::endian::little) {
         if (entry.dtype == detail::dtype_name<T>()) {
             return Tensor<T>::generate(shape, [&](std::span<T> out) {
-                fill(out, rows, columns, transpose, [&](std::size_t i) {
-                    T value;
-                    std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
-                    return value;
-                });
+                if (transpose) {
+                    const T* stored = reinterpret_cast<const T*>(bytes.data());
+                    detail::transpose_rows(stored, out.data(), rows, columns, 0, rows);
+                } else {
+                    std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+                }
             });
         }
         if constexpr (std::is_same_v<T, float>) {
             if (entry.dtype == "BF16") {
+                const bf16* stored = reinterpret_cast<const bf16*>(bytes.data());
+                if (transpose) {
+                    detail::transpose_rows(stored, bf16_scratch.data(), rows, columns, 0, rows);
+                    stored = bf16_scratch.data();
+                }
                 return Tensor<float>::generate(shape, [&](std::span<float> out) {
-                    fill(out, rows, columns, transpose, [&](std::size_t i) {
-                        std::uint16_t bits = 0;
-                        std::memcpy(&bits, bytes.data() + 2 * i, 2);
-                        return detail::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16U);
-                    });
+                    for (std::size_t i = 0; i < out.size(); ++i) {
+                        out[i] = static_cast<float>(stored[i]);
+                    }
                 });
             }
         }
@@ -280,7 +264,13 @@ private:
                                   tensor.file.string() + " is " + entry.shape.str() +
                                   ", not the matrix the model holds transposed");
         }
-        return tensor_of<T>(bytes, entry, transpose);
+        const bool widened_transpose =
+            transpose && std::is_same_v<T, float> && entry.dtype == "BF16";
+        return tensor_of<T>(
+            bytes,
+            entry,
+            transpose,
+            widened_transpose ? bf16_scratch(entry.shape.elements()) : std::span<bf16>{});
     }
 
     detail::SafetensorsReader& reader_of(const std::filesystem::path& file) {
@@ -289,6 +279,14 @@ private:
             found = readers_.emplace(file, std::make_unique<detail::SafetensorsReader>(file)).first;
         }
         return *found->second;
+    }
+
+    std::span<bf16> bf16_scratch(std::size_t elements) {
+        if (elements > bf16_scratch_size_) {
+            bf16_scratch_.reset(new bf16[elements]);
+            bf16_scratch_size_ = elements;
+        }
+        return {bf16_scratch_.get(), elements};
     }
 
     std::span<std::byte> scratch(std::size_t bytes) {
@@ -306,6 +304,8 @@ private:
     std::map<std::filesystem::path, std::unique_ptr<detail::SafetensorsReader>> readers_;
     std::unique_ptr<std::byte[]> scratch_;
     std::size_t scratch_size_ = 0;
+    std::unique_ptr<bf16[]> bf16_scratch_;  // a transposed BF16 matrix on its way to float
+    std::size_t bf16_scratch_size_ = 0;
 };
 
 // The names an index.json maps to each shard, checked to stay in the folder.
