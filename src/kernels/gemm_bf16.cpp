@@ -299,7 +299,9 @@ void sweep_product(Isa isa,
     float* a_rows = float_scratch(widened_rows, e.rows * e.depth);
     float* c_sums = float_scratch(sums, e.rows * e.columns);
     const SweepFunction<float, bf16> sweep = widening_row_sweep_for(isa);
-    const blocking::Partition columns = blocking::sweep_partition(e.columns, threads);
+    // One row's widest block on AVX-512 is 384 columns (gemm_avx512.cpp).
+    const blocking::Partition columns =
+        blocking::sweep_partition(e.columns, threads, e.rows == 1 ? 384 : 256);
     for (std::size_t batch = 0; batch < e.batches; ++batch) {
         const Plane<bf16> a_plane = plane_of(a, batch);
         for (std::size_t r = 0; r < e.rows; ++r) {

@@ -39,11 +39,12 @@ struct Partition {
     }
 };
 
-// How a row sweep's columns are cut over `threads` threads: parts of 256
-// columns or more (so that each streams long runs of B's rows), four a thread
-// at most, one part on a single thread.
-inline Partition sweep_partition(std::size_t columns, std::size_t threads) {
-    constexpr std::size_t part_columns = 256;
+// How a row sweep's columns are cut over `threads` threads: parts of
+// `part_columns` or more (so that each streams long runs of B's rows: the
+// sweep's widest block), four a thread at most, one part on a single thread.
+inline Partition sweep_partition(std::size_t columns,
+                                 std::size_t threads,
+                                 std::size_t part_columns = 256) {
     const std::size_t parts =
         threads > 1 ? std::min(threads * 4, divide_up(columns, part_columns)) : 1;
     return {columns, part_columns, parts};

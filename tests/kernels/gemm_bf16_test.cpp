@@ -7,6 +7,7 @@
 // every partial sum is, and runs the exact product wherever it may not run.
 #include "kernels/gemm_bf16.hpp"
 
+#include "kernels/row_sweep.hpp"
 #include "support/bit_equal.hpp"
 #include "support/gemm_cases.hpp"
 #include "support/thread_count_guard.hpp"
@@ -128,7 +129,9 @@ std::vector<GemmCase> blocked_cases() {
             {1, 5, 300, 1030, false, false, false},
             {1, 1, 600, 2061, false, false, false},
             {2, 4, 70, 531, true, false, true},
-            {1, 3, 33, 300, false, false, false}};
+            {1, 3, 33, 300, false, false, false},
+            {1, 1, 40, 1000, false, false, false},
+            {2, 1, 19, 430, false, false, true}};
 }
 
 void expect_widened_reference_bits(const GemmCase& c, std::mt19937& generator) {
@@ -156,6 +159,55 @@ TEST(ExactBf16Gemm, EqualsTheWidenedFloatReferenceAcrossDepthAndColumnBlocks) {
     std::mt19937 generator(7);
     for (const GemmCase& c : blocked_cases()) {
         expect_widened_reference_bits(c, generator);
+    }
+}
+
+// A sweep whose C holds the sums of earlier k terms (continues) takes up
+// those sums: two sweeps over halves of the depth give one sweep's bits, on
+// every instruction set, over column counts that reach every block width.
+TEST(ExactBf16Gemm, AWideningSweepContinuesFromThePartialSumsInC) {
+    std::mt19937 generator(5);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const std::size_t depth = 37;
+    for (const std::size_t columns : {1000, 384, 33}) {
+        std::vector<float> a(depth);
+        std::vector<bf16> b(depth * columns);
+        for (float& x : a) {
+            x = normal(generator);
+        }
+        for (bf16& x : b) {
+            x = bf16(normal(generator));
+        }
+        for (const Isa isa : supported_isas()) {
+            SCOPED_TRACE(std::to_string(columns) + " columns");
+            const detail::SweepFunction<float, bf16> sweep = detail::widening_row_sweep_for(isa);
+            const auto operands =
+                [&](std::size_t first_k, std::size_t ks, float* c, bool continues) {
+                    return detail::SweepOperands<float, bf16>{a.data() + first_k,
+                                                              static_cast<std::ptrdiff_t>(depth),
+                                                              1,
+                                                              1,
+                                                              b.data() + first_k * columns,
+                                                              static_cast<std::ptrdiff_t>(columns),
+                                                              ks,
+                                                              c,
+                                                              static_cast<std::ptrdiff_t>(columns),
+                                                              continues};
+                };
+            std::vector<float> whole(columns);
+            std::vector<float> halves(columns);
+            sweep(operands(0, depth, whole.data(), false), 0, columns);
+            sweep(operands(0, 20, halves.data(), false), 0, columns);
+            sweep(operands(20, depth - 20, halves.data(), true), 0, columns);
+            for (std::size_t j = 0; j < columns; ++j) {
+                float expected = 0.0f;
+                for (std::size_t p = 0; p < depth; ++p) {
+                    expected = std::fma(a[p], static_cast<float>(b[p * columns + j]), expected);
+                }
+                ASSERT_EQ(test::bits_of(whole[j]), test::bits_of(expected)) << "column " << j;
+                ASSERT_EQ(test::bits_of(halves[j]), test::bits_of(expected)) << "column " << j;
+            }
+        }
     }
 }
 
