@@ -99,6 +99,9 @@ struct WidenedBf16 {
 // of 768 bytes of each B row, where one thread's loads keep more of the
 // memory's bandwidth busy. The pairs go back into column order once, at the
 // store.
+// The columns one 512-bit load of bf16 pairs spans.
+constexpr std::size_t pair_chunk = 32;
+
 template <std::size_t Chunks>
 [[gnu::target("avx512f")]] void sweep_bf16_pairs(const SweepOperands<float, bf16>& o,
                                                  std::size_t column) {
@@ -116,8 +119,8 @@ template <std::size_t Chunks>
 #pragma GCC unroll 16
     for (std::size_t v = 0; v < Chunks; ++v) {
         if (o.continues) {
-            const __m512 low = _mm512_loadu_ps(o.c + column + 32 * v);
-            const __m512 high = _mm512_loadu_ps(o.c + column + 32 * v + 16);
+            const __m512 low = _mm512_loadu_ps(o.c + column + pair_chunk * v);
+            const __m512 high = _mm512_loadu_ps(o.c + column + pair_chunk * v + 16);
             even[v] = _mm512_permutex2var_ps(low, evens, high);
             odd[v] = _mm512_permutex2var_ps(low, odds, high);
         } else {
@@ -132,12 +135,12 @@ template <std::size_t Chunks>
             b_row + static_cast<std::ptrdiff_t>(sweep_prefetch_distance) * o.b_row_stride;
 #pragma GCC unroll 16
         for (std::size_t v = 0; v < Chunks; ++v) {
-            _mm_prefetch(reinterpret_cast<const char*>(ahead + 32 * v), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(ahead + pair_chunk * v), _MM_HINT_T0);
         }
         const __m512 a = _mm512_set1_ps(o.a[static_cast<std::ptrdiff_t>(p) * o.a_column_stride]);
 #pragma GCC unroll 16
         for (std::size_t v = 0; v < Chunks; ++v) {
-            const __m512i pairs = _mm512_loadu_si512(b_row + 32 * v);
+            const __m512i pairs = _mm512_loadu_si512(b_row + pair_chunk * v);
             even[v] = _mm512_fmadd_ps(
                 a, _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, pairs, 16)), even[v]);
             odd[v] =
@@ -146,30 +149,30 @@ template <std::size_t Chunks>
     }
 #pragma GCC unroll 16
     for (std::size_t v = 0; v < Chunks; ++v) {
-        _mm512_storeu_ps(o.c + column + 32 * v,
+        _mm512_storeu_ps(o.c + column + pair_chunk * v,
                          _mm512_permutex2var_ps(even[v], first_half, odd[v]));
-        _mm512_storeu_ps(o.c + column + 32 * v + 16,
+        _mm512_storeu_ps(o.c + column + pair_chunk * v + 16,
                          _mm512_permutex2var_ps(even[v], second_half, odd[v]));
     }
 }
 
 // Columns [column, end) of one row in pair blocks, the widest that fit first;
-// returns the first column left (fewer than 32).
+// returns the first column left (fewer than pair_chunk).
 [[gnu::target("avx512f")]] std::size_t sweep_bf16_pair_blocks(const SweepOperands<float, bf16>& o,
                                                               std::size_t column,
                                                               std::size_t end) {
-    for (; column + 32 * 12 <= end; column += 32 * 12) {
+    for (; column + pair_chunk * 12 <= end; column += pair_chunk * 12) {
         sweep_bf16_pairs<12>(o, column);
     }
-    if (column + 32 * 8 <= end) {
+    if (column + pair_chunk * 8 <= end) {
         sweep_bf16_pairs<8>(o, column);
-        column += 32 * 8;
+        column += pair_chunk * 8;
     }
-    if (column + 32 * 4 <= end) {
+    if (column + pair_chunk * 4 <= end) {
         sweep_bf16_pairs<4>(o, column);
-        column += 32 * 4;
+        column += pair_chunk * 4;
     }
-    for (; column + 32 <= end; column += 32) {
+    for (; column + pair_chunk <= end; column += pair_chunk) {
         sweep_bf16_pairs<1>(o, column);
     }
     return column;
