@@ -113,7 +113,7 @@ class CheckLayers(unittest.TestCase):
             status, output = check(tree)
         self.assertEqual(status, 1, output)
         self.assertIn('src/plan/arena.cpp:2: includes "ops/movement.hpp", a private header of '
-                      'ops/ that serves pattern', output)
+                      'ops/ that serves model, pattern', output)
         self.assertNotIn("op_info.hpp", output)
         self.assertIn("check-layers: 1 problem", output)
 
