@@ -4,6 +4,8 @@
 // and bf16, context 256:
 //   BM_LlamaDecode/<dtype>   one token a step at positions 128 .. 255
 //   BM_LlamaPrefill/<dtype>  a 128-token prompt in one prefill run
+//   .../bf16_fast            the same under Numerics::Fast (the bf16 products
+//                            on vdpbf16ps where the build has TOPOS_ENABLE_BF16_DOT)
 //   BM_LlamaLoad/...         a released folder of bf16 tensors loaded, beside
 //   BM_ReadFolderBytes       reading its bytes (in the page cache) into a buffer
 // Counters: tokens/s; weight_bytes, the bytes of weights a step reads (every
@@ -66,27 +68,32 @@ std::vector<std::int64_t> prompt() {
     return ids;
 }
 
-// One generator at a time, so that resident_mib counts one model: the float
-// one is let go before the bf16 one is made.
-template <topos::Element T>
+// One generator at a time, so that resident_mib counts one model: the others
+// are let go before one is made.
+template <topos::Element T, topos::Numerics N>
 std::unique_ptr<topos::LlamaGenerator<T>>& held() {
     static std::unique_ptr<topos::LlamaGenerator<T>> generator;
     return generator;
 }
 
-template <topos::Element T>
+void let_go_of_every_generator() {
+    held<float, topos::Numerics::Exact>().reset();
+    held<topos::bf16, topos::Numerics::Exact>().reset();
+    held<topos::bf16, topos::Numerics::Fast>().reset();
+}
+
+template <topos::Element T, topos::Numerics N>
 topos::LlamaGenerator<T>& generator() {
-    if constexpr (std::is_same_v<T, topos::bf16>) {
-        held<float>().reset();
-    }
-    std::unique_ptr<topos::LlamaGenerator<T>>& made = held<T>();
+    std::unique_ptr<topos::LlamaGenerator<T>>& made = held<T, N>();
     if (!made) {
+        let_go_of_every_generator();
         topos::Tape<T> tape;
         const topos::Llama<T> model(tape, tiny_llama(), topos::init::normal(1, 0.02));
         made = std::make_unique<topos::LlamaGenerator<T>>(
             std::move(tape),
             model,
-            topos::GeneratorOptions{.context = context, .prefill_chunk = prompt_tokens});
+            topos::GeneratorOptions{
+                .context = context, .prefill_chunk = prompt_tokens, .numerics = N});
     }
     return *made;
 }
@@ -98,9 +105,9 @@ double weight_bytes() {
     return static_cast<double>((config.parameter_count() - embedding_rows_unread) * sizeof(T));
 }
 
-template <topos::Element T>
+template <topos::Element T, topos::Numerics N = topos::Numerics::Exact>
 void BM_LlamaDecode(benchmark::State& state) {
-    topos::LlamaGenerator<T>& llama = generator<T>();
+    topos::LlamaGenerator<T>& llama = generator<T, N>();
     const std::vector<std::int64_t> ids = prompt();
     llama.reset();
     (void)llama.feed(ids);
@@ -122,9 +129,9 @@ void BM_LlamaDecode(benchmark::State& state) {
     state.counters["resident_mib"] = resident_mib();
 }
 
-template <topos::Element T>
+template <topos::Element T, topos::Numerics N = topos::Numerics::Exact>
 void BM_LlamaPrefill(benchmark::State& state) {
-    topos::LlamaGenerator<T>& llama = generator<T>();
+    topos::LlamaGenerator<T>& llama = generator<T, N>();
     const std::vector<std::int64_t> ids = prompt();
     for (auto _ : state) {
         llama.reset();
@@ -140,8 +147,7 @@ void BM_LlamaPrefill(benchmark::State& state) {
 // the system's temporary folder, for the load benchmarks.
 const std::filesystem::path& bf16_folder() {
     static const std::filesystem::path folder = [] {
-        held<float>().reset();
-        held<topos::bf16>().reset();
+        let_go_of_every_generator();
         const std::filesystem::path path =
             std::filesystem::temp_directory_path() / "topos_llama_load_bench";
         topos::Tape<topos::bf16> tape;
@@ -203,6 +209,17 @@ BENCHMARK(BM_LlamaDecode<topos::bf16>)
     ->MinTime(3);
 BENCHMARK(BM_LlamaPrefill<topos::bf16>)
     ->Name("BM_LlamaPrefill/bf16")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
+
+BENCHMARK(BM_LlamaDecode<topos::bf16, topos::Numerics::Fast>)
+    ->Name("BM_LlamaDecode/bf16_fast")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
+BENCHMARK(BM_LlamaPrefill<topos::bf16, topos::Numerics::Fast>)
+    ->Name("BM_LlamaPrefill/bf16_fast")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(3);

@@ -75,6 +75,7 @@ SEAMS = {
     "core/thread_pool.hpp": {"backend", "data", "kernels", "pattern", "plan"},
     # kernels: what the rows, the fused kernels and the plan's loops call
     "kernels/bf16_rows.hpp": {"ops", "pattern", "plan"},
+    "kernels/bf16_table.hpp": {"ops"},
     "kernels/direct_convolution.hpp": {"pattern"},
     "kernels/elementwise.hpp": {"model", "ops", "pattern", "plan"},
     "kernels/fast_transcendental.hpp": {"backend"},

@@ -101,6 +101,7 @@ struct WidenedBf16 {
 // store.
 // The columns one 512-bit load of bf16 pairs spans.
 constexpr std::size_t pair_chunk = 32;
+static_assert(pair_chunk * 12 == avx512_widest_one_row_bf16_block);
 
 template <std::size_t Chunks>
 [[gnu::target("avx512f")]] void sweep_bf16_pairs(const SweepOperands<float, bf16>& o,
@@ -131,12 +132,7 @@ template <std::size_t Chunks>
     const bf16* b = o.b + column;
     for (std::size_t p = 0; p < o.depth; ++p) {
         const bf16* b_row = b + static_cast<std::ptrdiff_t>(p) * o.b_row_stride;
-        const bf16* ahead =
-            b_row + static_cast<std::ptrdiff_t>(sweep_prefetch_distance) * o.b_row_stride;
-#pragma GCC unroll 16
-        for (std::size_t v = 0; v < Chunks; ++v) {
-            _mm_prefetch(reinterpret_cast<const char*>(ahead + pair_chunk * v), _MM_HINT_T0);
-        }
+        prefetch_row_ahead<bf16, pair_chunk * Chunks>(b_row, o.b_row_stride);
         const __m512 a = _mm512_set1_ps(o.a[static_cast<std::ptrdiff_t>(p) * o.a_column_stride]);
 #pragma GCC unroll 16
         for (std::size_t v = 0; v < Chunks; ++v) {

@@ -299,9 +299,8 @@ void sweep_product(Isa isa,
     float* a_rows = float_scratch(widened_rows, e.rows * e.depth);
     float* c_sums = float_scratch(sums, e.rows * e.columns);
     const SweepFunction<float, bf16> sweep = widening_row_sweep_for(isa);
-    // One row's widest block on AVX-512 is 384 columns (gemm_avx512.cpp).
     const blocking::Partition columns =
-        blocking::sweep_partition(e.columns, threads, e.rows == 1 ? 384 : 256);
+        blocking::sweep_partition(e.columns, threads, widening_sweep_part_columns(isa, e.rows));
     for (std::size_t batch = 0; batch < e.batches; ++batch) {
         const Plane<bf16> a_plane = plane_of(a, batch);
         for (std::size_t r = 0; r < e.rows; ++r) {
@@ -353,7 +352,9 @@ bool processor_has_avx512_bf16() {
         return false;
     }
     __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx);
-    return ((eax >> 5U) & 1U) != 0;
+    // The pair packing's word permutes are AVX-512BW's (every processor with
+    // AVX512_BF16 so far has it).
+    return ((eax >> 5U) & 1U) != 0 && __builtin_cpu_supports("avx512bw") != 0;
 #else
     return false;
 #endif
@@ -397,12 +398,17 @@ void gemm_bf16_dot_with(Bf16GemmOptions options,
                         MatrixTarget<bf16> c) {
 #if defined(__x86_64__)
     using namespace bf16_gemm;
-    if (runs_avx512_bf16(options.isa)) {
+    // A few rows over a row-major B are bound by reading B, which the exact
+    // sweep does once; packing B into pairs would read it twice.
+    const bool swept = extents.rows <= row_sweep_rows && b.column_stride == 1;
+    if (runs_avx512_bf16(options.isa) && !swept) {
         const SumMicroKernel<bf16> narrow = avx512_bf16_dot_narrow_micro_kernel();
         const Scheme<bf16> scheme{
             extents.columns <= narrow.columns ? narrow : avx512_bf16_dot_micro_kernel(),
             2,
-            pack_pairs};
+            [](Plane<bf16> plane, const PanelBlock& block, bf16* out) {
+                pack_pairs_with(avx512_interleave_pairs, plane, block, out);
+            }};
         run_product(scheme, options.parallel_threshold, extents, a, b, c);
         return;
     }

@@ -47,7 +47,8 @@ void gemm_bf16_with(Bf16GemmOptions options,
                     MatrixTarget<bf16> c);
 
 // Whether the dot product runs on this processor under `isa`: it has
-// AVX512_BF16 (cpuid leaf 7, subleaf 1, EAX bit 5) and isa is Avx512.
+// AVX512_BF16 (cpuid leaf 7, subleaf 1, EAX bit 5) and AVX-512BW, and isa is
+// Avx512.
 bool runs_avx512_bf16(Isa isa = topos::isa());
 
 // The Fast product with the default options: within the bound above.
@@ -57,7 +58,9 @@ void gemm_bf16_dot(GemmExtents extents,
                    MatrixTarget<bf16> c);
 
 // The Fast product with the given options; where runs_avx512_bf16(options.isa)
-// is false, the exact product (which keeps every bound).
+// is false, or for at most row_sweep_rows rows over a row-major B (a product
+// bound by reading B, as in decoding), the exact product (which keeps every
+// bound).
 void gemm_bf16_dot_with(Bf16GemmOptions options,
                         GemmExtents extents,
                         MatrixView<bf16> a,

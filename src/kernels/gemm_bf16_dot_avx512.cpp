@@ -1,7 +1,8 @@
 // The AVX-512 BF16 dot-product tiles of gemm_bf16_dot: Rows x (Vectors * 16)
 // float sums in zmm accumulators, each vdpbf16ps adding one k pair of
 // products per lane (a broadcast pair of A against 16 column pairs of B).
-// Compiled for AVX-512F and AVX512_BF16 by a target push and pop only, so the
+// Also the k-pair interleave that packs their B panels. Compiled for
+// AVX-512F, AVX-512BW and AVX512_BF16 by a target push and pop only, so the
 // rest of the library stays baseline x86-64; called only where the processor
 // reports AVX512_BF16 (runs_avx512_bf16).
 #if defined(__x86_64__)
@@ -13,10 +14,11 @@
 #include <immintrin.h>
 
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bf16"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512bf16"))), \
+                             apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bf16")
+#pragma GCC target("avx512f,avx512bw,avx512bf16")
 #endif
 
 namespace topos::detail {
@@ -88,7 +90,34 @@ SumMicroKernel<bf16> dot_kernel() {
     return {dot_tile<Rows, Vectors>, Rows, Vectors * lanes, 512, 120, 4096};
 }
 
+// The word indices of vpermt2w that interleave 16 words of `even` (indices
+// first + t) with the 16 of `odd` (32 + first + t): even, odd, even, ...
+__m512i interleaving(std::size_t first) {
+    alignas(64) std::int16_t indices[2 * lanes];
+    for (std::size_t t = 0; t < lanes; ++t) {
+        indices[2 * t] = static_cast<std::int16_t>(first + t);
+        indices[2 * t + 1] = static_cast<std::int16_t>(2 * lanes + first + t);
+    }
+    return _mm512_load_si512(indices);
+}
+
 }  // namespace
+
+void avx512_interleave_pairs(const bf16* even, const bf16* odd, std::size_t count, bf16* out) {
+    const __m512i low = interleaving(0);
+    const __m512i high = interleaving(lanes);
+    std::size_t j = 0;
+    for (; j + 2 * lanes <= count; j += 2 * lanes) {
+        const __m512i evens = _mm512_loadu_si512(even + j);
+        const __m512i odds = _mm512_loadu_si512(odd + j);
+        _mm512_storeu_si512(out + 2 * j, _mm512_permutex2var_epi16(evens, low, odds));
+        _mm512_storeu_si512(out + 2 * j + 2 * lanes, _mm512_permutex2var_epi16(evens, high, odds));
+    }
+    for (; j < count; ++j) {
+        out[2 * j] = even[j];
+        out[2 * j + 1] = odd[j];
+    }
+}
 
 SumMicroKernel<bf16> avx512_bf16_dot_micro_kernel() {
     return dot_kernel<12, 2>();

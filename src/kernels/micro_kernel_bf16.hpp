@@ -39,6 +39,10 @@ struct SumMicroKernel {
 // AVX512_BF16 (runs_avx512_bf16).
 SumMicroKernel<bf16> avx512_bf16_dot_micro_kernel();
 SumMicroKernel<bf16> avx512_bf16_dot_narrow_micro_kernel();
+
+// The k-pair interleave of their B panels (a PairInterleave, pack_bf16.hpp)
+// in AVX-512BW word permutes, for the same processors.
+void avx512_interleave_pairs(const bf16* even, const bf16* odd, std::size_t count, bf16* out);
 #endif
 
 }  // namespace topos::detail

@@ -69,7 +69,8 @@ void widen_panel(const LaneView& view,
 // Depths [depth_first, depth_end) of one panel of `filled` lanes as k pairs
 // (depth_first even): depths p and p + 1 of lane j at out[p * width + 2 j] and
 // the next place, a missing last depth as zero.
-void pair_panel(const LaneView& view,
+void pair_panel(PairInterleave interleave,
+                const LaneView& view,
                 std::size_t filled,
                 std::size_t depth_first,
                 std::size_t depth_end,
@@ -78,7 +79,10 @@ void pair_panel(const LaneView& view,
     for (std::size_t p = depth_first; p < depth_end; p += 2) {
         bf16* to = out + p * width;
         const bf16* even = view.at(0, p);
-        if (p + 1 < depth_end) {
+        const bool has_odd = p + 1 < depth_end;
+        if (has_odd && view.lane_stride == 1) {
+            interleave(even, view.at(0, p + 1), filled, to);
+        } else if (has_odd) {
             const bf16* odd = view.at(0, p + 1);
             for (std::size_t j = 0; j < filled; ++j) {
                 const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(j) * view.lane_stride;
@@ -106,8 +110,14 @@ void for_panels(const LaneView& view, const PanelBlock& block, PackPanel&& pack)
     const std::size_t step = view.lane_stride == 1 ? depths_at_once : block.depth;
     for (std::size_t p = 0; p < block.depth; p += step) {
         const std::size_t depth_end = std::min(block.depth, p + step);
+        const std::size_t ahead_end = std::min(block.depth, depth_end + step);
         for (std::size_t first = 0; first < block.lanes; first += block.panel_width) {
             const LaneView panel{view.at(first, 0), view.lane_stride, view.depth_stride};
+            if (view.lane_stride == 1) {
+                for (std::size_t q = depth_end; q < ahead_end; ++q) {
+                    __builtin_prefetch(panel.at(0, q));
+                }
+            }
             pack(panel, first, std::min(block.panel_width, block.lanes - first), p, depth_end);
         }
     }
@@ -169,7 +179,21 @@ void pack_widened(Plane<bf16> plane, const PanelBlock& block, float* out) {
                });
 }
 
+void interleave_pairs(const bf16* even, const bf16* odd, std::size_t count, bf16* out) {
+    for (std::size_t j = 0; j < count; ++j) {
+        out[2 * j] = even[j];
+        out[2 * j + 1] = odd[j];
+    }
+}
+
 void pack_pairs(Plane<bf16> plane, const PanelBlock& block, bf16* out) {
+    pack_pairs_with(interleave_pairs, plane, block, out);
+}
+
+void pack_pairs_with(PairInterleave interleave,
+                     Plane<bf16> plane,
+                     const PanelBlock& block,
+                     bf16* out) {
     const LaneView view = lanes_of(plane, block);
     const std::size_t padded_depth = blocking::round_up(block.depth, 2);
     for_panels(view,
@@ -179,7 +203,8 @@ void pack_pairs(Plane<bf16> plane, const PanelBlock& block, bf16* out) {
                    std::size_t filled,
                    std::size_t depth_first,
                    std::size_t depth_end) {
-                   pair_panel(panel,
+                   pair_panel(interleave,
+                              panel,
                               filled,
                               depth_first,
                               depth_end,

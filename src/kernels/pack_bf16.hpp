@@ -38,4 +38,17 @@ void pack_widened(Plane<bf16> plane, const PanelBlock& block, float* out);
 // to even with zeros.
 void pack_pairs(Plane<bf16> plane, const PanelBlock& block, bf16* out);
 
+// Writes out[2 j] = even[j] and out[2 j + 1] = odd[j] for j < count: two
+// depths of a run of side-by-side lanes as k pairs.
+using PairInterleave = void (*)(const bf16* even, const bf16* odd, std::size_t count, bf16* out);
+
+void interleave_pairs(const bf16* even, const bf16* odd, std::size_t count, bf16* out);
+
+// pack_pairs, with `interleave` pairing the depths of lanes that lie side by
+// side (row-major B, a transposed A): the same panels.
+void pack_pairs_with(PairInterleave interleave,
+                     Plane<bf16> plane,
+                     const PanelBlock& block,
+                     bf16* out);
+
 }  // namespace topos::detail

@@ -19,6 +19,18 @@ namespace {  // each includer has its own copy, compiled for its instruction set
 // How far ahead, in k rows, the sweep asks for B's lines.
 constexpr std::size_t sweep_prefetch_distance = 8;
 
+// Asks for the lines of B's row sweep_prefetch_distance rows below `b_row`
+// that hold its `Elements` columns from there.
+template <class B, std::size_t Elements>
+[[gnu::always_inline]] inline void prefetch_row_ahead(const B* b_row, std::ptrdiff_t b_row_stride) {
+    constexpr std::size_t line = 64 / sizeof(B);
+    const B* ahead = b_row + static_cast<std::ptrdiff_t>(sweep_prefetch_distance) * b_row_stride;
+#pragma GCC unroll 16
+    for (std::size_t l = 0; l < Elements; l += line) {
+        _mm_prefetch(reinterpret_cast<const char*>(ahead + l), _MM_HINT_T0);
+    }
+}
+
 // B's vectors as Lanes loads them: B holds the product's own element type.
 template <VectorLanes Lanes>
 struct OwnElements {
@@ -38,7 +50,6 @@ void sweep_block(const SweepOperands<typename Lanes::Element, typename Loads::El
     using B = typename Loads::Element;
     using Vector = typename Lanes::Vector;
     constexpr std::size_t width = Lanes::width;
-    constexpr std::size_t line = 64 / sizeof(B);
     Vector sum[Rows][Vectors];
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < Rows; ++r) {
@@ -51,12 +62,7 @@ void sweep_block(const SweepOperands<typename Lanes::Element, typename Loads::El
     const B* b = o.b + column;
     for (std::size_t p = 0; p < o.depth; ++p) {
         const B* b_row = b + static_cast<std::ptrdiff_t>(p) * o.b_row_stride;
-        const B* ahead =
-            b_row + static_cast<std::ptrdiff_t>(sweep_prefetch_distance) * o.b_row_stride;
-#pragma GCC unroll 16
-        for (std::size_t l = 0; l < Vectors * width; l += line) {
-            _mm_prefetch(reinterpret_cast<const char*>(ahead + l), _MM_HINT_T0);
-        }
+        prefetch_row_ahead<B, Vectors * width>(b_row, o.b_row_stride);
         Vector b_vector[Vectors];
 #pragma GCC unroll 16
         for (std::size_t v = 0; v < Vectors; ++v) {

@@ -2,12 +2,12 @@
 // wiring, and the model's embedding, layers, final norm and output projection
 // (the embedding's transpose when tied), named as Hugging Face names them.
 #include "graph/record.hpp"
+#include "model/embedding_rows.hpp"
 #include "model/indented.hpp"
 #include <topos/core/error.hpp>
 #include <topos/graph/scope.hpp>
 #include <topos/model/llama.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -212,17 +212,7 @@ Tensor<T> Llama<T>::embed(const Tensor<T>& table,
     std::vector<std::size_t> extents(tokens_shape.extents().begin(), tokens_shape.extents().end());
     extents.push_back(hidden);
     return Tensor<T>::generate(Shape(std::span<const std::size_t>(extents)), [&](std::span<T> out) {
-        for (std::size_t i = 0; i < tokens.size(); ++i) {
-            const std::int64_t token = tokens[i];
-            if (token < 0 || static_cast<std::size_t>(token) >= config_.vocabulary) {
-                throw IndexError("token id " + std::to_string(token) + " at position " +
-                                 std::to_string(i) + " is outside the vocabulary of " +
-                                 std::to_string(config_.vocabulary));
-            }
-            const auto row = table.data().subspan(static_cast<std::size_t>(token) * hidden, hidden);
-            std::copy(
-                row.begin(), row.end(), out.begin() + static_cast<std::ptrdiff_t>(i * hidden));
-        }
+        detail::copy_embedding_rows(table.data(), config_.vocabulary, hidden, tokens, out);
     });
 }
 

@@ -4,6 +4,7 @@
 // the caches the other wrote; and generate(), which feeds a prompt and then
 // every picked token back.
 #include "core/tensor_access.hpp"
+#include "model/embedding_rows.hpp"
 #include <topos/core/error.hpp>
 #include <topos/model/llama_generator.hpp>
 
@@ -161,14 +162,12 @@ std::span<const T> LlamaGenerator<T>::feed(std::span<const std::int64_t> tokens)
 // tensors; once the last run has let go of them, in place.
 template <Element T>
 void LlamaGenerator<T>::rewrite_feeds(Stage& stage, std::span<const std::int64_t> tokens) {
-    const std::size_t hidden = model_.config().hidden;
-    const std::span<const T> table = parameters_.of(model_.embed_tokens().table()).data();
-    const std::span<T> embedded = detail::TensorAccess::writable(stage.embedded_feed);
-    for (std::size_t i = 0; i < tokens.size(); ++i) {  // ids checked by check_feed
-        const auto row = table.subspan(static_cast<std::size_t>(tokens[i]) * hidden, hidden);
-        std::copy(
-            row.begin(), row.end(), embedded.begin() + static_cast<std::ptrdiff_t>(i * hidden));
-    }
+    const LlamaConfig& config = model_.config();
+    detail::copy_embedding_rows(parameters_.of(model_.embed_tokens().table()).data(),
+                                config.vocabulary,
+                                config.hidden,
+                                tokens,
+                                detail::TensorAccess::writable(stage.embedded_feed));
     rewrite_cached_positions(
         stage.position_feed, context_tables_, position_, tokens.size(), options_.context);
 }

@@ -56,15 +56,51 @@ T striped_sum_of_exp_below(
     return partials[0];
 }
 
+// The largest of x[at(a)] over a = 0..count-1 (-inf for none), or where the
+// row holds a NaN its last NaN: what top = (term > top || term != term) ?
+// term : top gives. Sixteen stripes keep running maxima side by side, so no
+// term waits for the comparison before it; a row with a NaN is read again by
+// that loop. Of two equal zeros either may come out: a zero maximum enters
+// only x - top and top + log(sum) with log(sum) >= +0, whose bits are the
+// same for +0 and -0.
+template <Element T, class At>
+T row_maximum(const T* x, At at, std::size_t count) {
+    constexpr std::size_t stripes = 16;
+    std::array<T, stripes> tops{};
+    tops.fill(-std::numeric_limits<T>::infinity());
+    bool unordered = false;
+    std::size_t a = 0;
+    for (; a + stripes <= count; a += stripes) {
+        for (std::size_t s = 0; s < stripes; ++s) {
+            const T term = x[at(a + s)];
+            tops[s] = term > tops[s] ? term : tops[s];
+            unordered |= term != term;
+        }
+    }
+    for (; a < count; ++a) {
+        const T term = x[at(a)];
+        tops[0] = term > tops[0] ? term : tops[0];
+        unordered |= term != term;
+    }
+    T top = -std::numeric_limits<T>::infinity();
+    if (unordered) {
+        for (a = 0; a < count; ++a) {
+            const T term = x[at(a)];
+            top = (term > top || term != term) ? term : top;
+        }
+        return top;
+    }
+    for (const T stripe : tops) {
+        top = stripe > top ? stripe : top;
+    }
+    return top;
+}
+
 // log(sum(exp(x[at(a)]))) over a = 0..count-1; an infinite or NaN maximum is
 // the result.
 template <Element T, class At, class Functions>
 T log_sum_exp_of(const T* x, At at, std::size_t count, const Functions& functions) {
-    T top = -std::numeric_limits<T>::infinity();
-    for (std::size_t a = 0; a < count; ++a) {
-        const T term = x[at(a)];
-        top = (term > top || term != term) ? term : top;
-    }
+    const T top = row_maximum(x, at, count);
     if (!std::isfinite(top)) {
         return top;  // -inf: every term is -inf; +inf or NaN propagate
     }
@@ -82,9 +118,13 @@ void for_each_row_along(const Shape& shape, std::size_t axis, Visit visit) {
             for (std::size_t row = begin; row < end; ++row) {
                 const std::size_t base =
                     (row / split.inner) * split.extent * split.inner + row % split.inner;
-                visit([base, inner = split.inner](std::size_t a) { return base + a * inner; },
-                      row,
-                      split.extent);
+                if (split.inner == 1) {  // a contiguous row, whose loops run in vector lanes
+                    visit([base](std::size_t a) { return base + a; }, row, split.extent);
+                } else {
+                    visit([base, inner = split.inner](std::size_t a) { return base + a * inner; },
+                          row,
+                          split.extent);
+                }
             }
         });
 }

@@ -347,17 +347,39 @@ TEST_F(Bf16DotGemm, GivesTheExactBitsWhereEveryPartialSumIsExact) {
 }
 
 // vdpbf16ps reads a denormal input as zero: 2^-133 x 1 is a denormal float the
-// exact product keeps (the bf16 2^-133) and the dot product drops.
+// exact product keeps (the bf16 2^-133) and the dot product drops. Eight rows,
+// more than the exact sweep takes.
 TEST_F(Bf16DotGemm, ReadsDenormalInputsAsZero) {
-    const GemmCase c{1, 1, 1, 1, false, false, false};
-    std::vector<float> a{static_cast<float>(bf16::from_bits(0x0001))};
+    constexpr std::size_t rows = 8;
+    static_assert(rows > detail::row_sweep_rows);
+    const GemmCase c{1, rows, 1, 1, false, false, false};
+    std::vector<float> a(rows, static_cast<float>(bf16::from_bits(0x0001)));
     std::vector<float> b{1.0F};
     test::GemmOperands<float> values{a, b, {nullptr, 1, 1, 1}, {nullptr, 1, 1, 1}};
     const Bf16Operands operands = bf16_operands(std::move(values));
-    EXPECT_EQ(product_of(detail::gemm_bf16_with, Isa::Avx512, c, operands).data()[0].bits(),
-              0x0001U);
-    EXPECT_EQ(product_of(detail::gemm_bf16_dot_with, Isa::Avx512, c, operands).data()[0].bits(),
-              0x0000U);
+    const Tensor<bf16> exact = product_of(detail::gemm_bf16_with, Isa::Avx512, c, operands);
+    const Tensor<bf16> dot = product_of(detail::gemm_bf16_dot_with, Isa::Avx512, c, operands);
+    for (std::size_t i = 0; i < rows; ++i) {
+        EXPECT_EQ(exact.data()[i].bits(), 0x0001U) << "row " << i;
+        EXPECT_EQ(dot.data()[i].bits(), 0x0000U) << "row " << i;
+    }
+}
+
+// A product of at most row_sweep_rows rows over a row-major B is bound by
+// reading B: the dot product runs the exact sweep there, whatever the values.
+TEST_F(Bf16DotGemm, RunsTheExactSweepForAFewRowsOverARowMajorB) {
+    const ThreadCountGuard guard;
+    std::mt19937 generator(17);
+    for (const std::size_t rows : {1, 2, 4}) {
+        const GemmCase c{1, rows, 300, 700, false, false, false};
+        const Bf16Operands operands = random_operands(c, generator);
+        for (const std::size_t threads : {1, 2}) {
+            set_threads(threads);
+            SCOPED_TRACE(describe(c, Isa::Avx512, threads));
+            test::expect_bit_equal(product_of(detail::gemm_bf16_dot_with, Isa::Avx512, c, operands),
+                                   product_of(detail::gemm_bf16_with, Isa::Avx512, c, operands));
+        }
+    }
 }
 
 TEST(Bf16DotGemmFallback, RunsTheExactProductWhereTheIsaIsBelowAvx512) {
@@ -389,9 +411,12 @@ TEST(Bf16DotGemmFallback, DetectsAvx512Bf16AsTheOperatingSystemReportsIt) {
     if (!has_flags) {
         GTEST_SKIP() << "no /proc/cpuinfo flags to compare with";
     }
-    const bool reported = (line + ' ').find(" avx512_bf16 ") != std::string::npos;
+    const auto reports = [&](const std::string& flag) {
+        return (line + ' ').find(' ' + flag + ' ') != std::string::npos;
+    };
     const bool avx512 = supported_isas().back() == Isa::Avx512;
-    EXPECT_EQ(detail::runs_avx512_bf16(Isa::Avx512), reported && avx512);
+    EXPECT_EQ(detail::runs_avx512_bf16(Isa::Avx512),
+              reports("avx512_bf16") && reports("avx512bw") && avx512);
 }
 
 }  // namespace bf16_gemm_test

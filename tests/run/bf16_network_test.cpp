@@ -187,6 +187,22 @@ TEST(Bf16Contract, ElementwiseNodesPastOneChunkAreTheirFloatKernelRoundedOnce) {
     }
 }
 
+// Silu reads a bf16 node's values from a table of every bf16's result: each
+// of the 65,536 bit patterns (NaNs, infinities, subnormals, both zeros) gives
+// the float kernel's value, rounded once.
+TEST(Bf16Contract, SiluOfEveryBitPatternIsTheFloatKernelRoundedOnce) {
+    std::vector<bf16> every_pattern(std::size_t{1} << 16U);
+    for (std::size_t bits = 0; bits < every_pattern.size(); ++bits) {
+        every_pattern[bits] = bf16::from_bits(static_cast<std::uint16_t>(bits));
+    }
+    Tape<bf16> tape;
+    const auto x = tape.input(Tensor<bf16>(Shape{every_pattern.size()}, every_pattern));
+    const auto y = x.silu();
+    const Network<bf16> network = std::move(tape).into_network();
+    const topos::Run<bf16> run = network.forward(network.parameters());
+    EXPECT_TRUE(bit_equal(run.of(y), contract_value(network.node(y), run)));
+}
+
 // Layout nodes move bf16 bits as they are: a signalling NaN stays signalling
 // (widening and rounding would quiet it), everything else is the contract's.
 TEST(Bf16Contract, LayoutNodesMoveEachValuesBitsAsTheyAre) {
