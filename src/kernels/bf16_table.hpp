@@ -1,30 +1,35 @@
 // A function of one bf16 read from the table of its results. A bf16 has 65,536
-// bit patterns, so an elementwise function of one (silu, whose float value
-// takes a double-precision exp and a corrected division) is the table of
-// rounded_to_bf16(f(widened_from_bf16(x))) over every pattern: 128 KiB, filled
-// once, holding exactly the bits that computing each element would give.
+// bit patterns, so an elementwise function of one (an exp, a silu: a
+// double-precision evaluation and a rounding each) is the table of its result
+// for every pattern: 128 KiB, filled once, holding exactly the bits computing
+// each element would give.
 #pragma once
 
-#include "kernels/bf16_rows.hpp"
 #include "kernels/elementwise.hpp"
 #include <topos/core/bf16.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace topos::detail {
 
 class Bf16Table {
 public:
-    // f takes and returns float.
-    template <class F>
-    explicit Bf16Table(F f) : results_(std::size_t{1} << 16U) {
-        for (std::size_t bits = 0; bits < results_.size(); ++bits) {
-            const bf16 x = bf16::from_bits(static_cast<std::uint16_t>(bits));
-            results_[bits] = rounded_to_bf16(f(widened_from_bf16(x)));
+    static constexpr std::size_t patterns = std::size_t{1} << 16U;
+
+    // Every bf16, in the order of its bits: the operand a table is filled from.
+    static std::vector<bf16> every_pattern() {
+        std::vector<bf16> values(patterns);
+        for (std::size_t bits = 0; bits < patterns; ++bits) {
+            values[bits] = bf16::from_bits(static_cast<std::uint16_t>(bits));
         }
+        return values;
     }
+
+    // results[bits]: the function's value at the bf16 of those bits.
+    explicit Bf16Table(std::vector<bf16> results) : results_(std::move(results)) {}
 
     bf16 operator()(bf16 x) const { return results_[x.bits()]; }
 

@@ -36,6 +36,7 @@ OpInfo erf_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .bf16_table = true,
             .vjp = vjp,
             .lower = lower,
             .lane_function = ExactFunction::Erf};

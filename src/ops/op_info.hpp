@@ -264,6 +264,10 @@ enum class ExpLogRows : std::uint8_t {
 // bf16 contract of docs/exact-math.md).
 void widened_kernel(const NodeView& node, std::span<const View<bf16>> operands, bf16* out);
 
+// The bf16 kernel of a row with bf16_table: widened_kernel's results over
+// every bf16 bit pattern, computed once per opcode, read an element at a time.
+void tabulated_kernel(const NodeView& node, std::span<const View<bf16>> operands, bf16* out);
+
 struct OpInfo {
     Opcode opcode{};
     OpKind kind{};
@@ -274,6 +278,11 @@ struct OpInfo {
     // A bf16 kernel of the row's own, with the bits of widened_kernel (float's
     // kernel on widened operands, rounded once) but faster; null: widened_kernel.
     Kernel<bf16> kernel_bf16 = nullptr;
+    // Whether a bf16 node reads its values from a table of widened_kernel's
+    // results over every bf16 (tabulated_kernel): for unary elementwise rows
+    // without attributes whose float kernel costs more than a lookup (the
+    // transcendental functions, each a double-precision evaluation).
+    bool bf16_table = false;
     VjpRule vjp = nullptr;
     LowerRule lower = nullptr;
     // Operand positions (bit i: operand i) that must hold indices; the others
@@ -318,7 +327,8 @@ struct OpInfo {
     }
 
     // A bf16 node's kernel is float's on widened operands, rounded once: the
-    // row's kernel_bf16 where it has one, else widened_kernel.
+    // row's kernel_bf16 where it has one, its table where it asks for one,
+    // else widened_kernel.
     template <Element T>
     Kernel<T> kernel() const {
         if constexpr (std::same_as<T, float>) {
@@ -327,6 +337,8 @@ struct OpInfo {
             return kernel_f64;
         } else if (kernel_bf16 != nullptr) {
             return kernel_bf16;
+        } else if (bf16_table) {
+            return tabulated_kernel;
         } else {
             return kernel_f32 != nullptr ? widened_kernel : nullptr;
         }

@@ -47,6 +47,9 @@ void check_row(const OpInfo& row, Opcode expected) {
     require(row.lower != nullptr, "has no StableHLO lowering");
     require(row.kind != OpKind::Elementwise || row.index_operands == 0,
             "is elementwise but reads indices");
+    require(!row.bf16_table ||
+                (row.kind == OpKind::Elementwise && row.arity == 1 && row.kernel_bf16 == nullptr),
+            "asks for a bf16 table but is not a unary elementwise row without a bf16 kernel");
 }
 
 namespace {

@@ -1,10 +1,8 @@
 // Silu: elementwise a sigmoid(a), the sigmoid-weighted linear unit (swish), by
 // the project's own silu (within about half an ulp, docs/exact-math.md), not
-// the product of two rounded factors. In bf16, read from a table of every
-// bf16's result.
+// the product of two rounded factors.
 #include "core/exact_math.hpp"
 #include "hlo/builder.hpp"
-#include "kernels/bf16_table.hpp"
 #include "ops/common.hpp"
 #include "ops/rows.hpp"
 
@@ -15,12 +13,6 @@ namespace silu_op {
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
     unary_map(operands, out, [](Arithmetic<T> x) { return exact::silu(x); });
-}
-
-// bf16: the float silu of every bf16, rounded, tabulated once.
-void kernel_bf16(const NodeView&, std::span<const View<bf16>> operands, bf16* out) {
-    static const Bf16Table silu_of([](float x) { return exact::silu(x); });
-    silu_of.map(operands[0].data, out, operands[0].shape->elements());
 }
 
 // d silu(a) = (s + y (1 - s)) da with s = sigmoid(a) and y = silu(a)
@@ -53,7 +45,7 @@ OpInfo silu_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
-            .kernel_bf16 = kernel_bf16,
+            .bf16_table = true,
             .vjp = vjp,
             .lower = lower};
 }

@@ -33,7 +33,7 @@ OpInfo sin_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
-            .kernel_bf16 = kernel<bf16>,
+            .bf16_table = true,
             .vjp = vjp,
             .lower = lower};
 }

@@ -39,6 +39,7 @@ OpInfo softplus_row() {
             .infer = same_shape_unary,
             .kernel_f32 = kernel<float>,
             .kernel_f64 = kernel<double>,
+            .bf16_table = true,
             .vjp = vjp,
             .lower = lower,
             .lane_function = ExactFunction::Softplus};

@@ -6,6 +6,7 @@
 // roads match central finite differences in double, taken at the same bf16
 // point, within the opcode's stated bf16 tolerance. Network::convert and
 // Parameters::convert carry a graph and its parameters between element types.
+#include "ops/op_info.hpp"
 #include "run/interpreter.hpp"
 #include "support/bit_equal.hpp"
 #include "support/error_message.hpp"
@@ -187,20 +188,30 @@ TEST(Bf16Contract, ElementwiseNodesPastOneChunkAreTheirFloatKernelRoundedOnce) {
     }
 }
 
-// Silu reads a bf16 node's values from a table of every bf16's result: each
-// of the 65,536 bit patterns (NaNs, infinities, subnormals, both zeros) gives
-// the float kernel's value, rounded once.
-TEST(Bf16Contract, SiluOfEveryBitPatternIsTheFloatKernelRoundedOnce) {
+// The rows that ask for a bf16 table (Silu, Exp, Tanh, Cos, ...) read each
+// element from widened_kernel's results over every bf16: each of the 65,536
+// bit patterns (NaNs, infinities, subnormals, both zeros) gives the float
+// kernel's value, rounded once.
+TEST(Bf16Contract, TabulatedRowsGiveEveryBitPatternTheFloatKernelRoundedOnce) {
     std::vector<bf16> every_pattern(std::size_t{1} << 16U);
     for (std::size_t bits = 0; bits < every_pattern.size(); ++bits) {
         every_pattern[bits] = bf16::from_bits(static_cast<std::uint16_t>(bits));
     }
-    Tape<bf16> tape;
-    const auto x = tape.input(Tensor<bf16>(Shape{every_pattern.size()}, every_pattern));
-    const auto y = x.silu();
-    const Network<bf16> network = std::move(tape).into_network();
-    const topos::Run<bf16> run = network.forward(network.parameters());
-    EXPECT_TRUE(bit_equal(run.of(y), contract_value(network.node(y), run)));
+    std::size_t tabulated = 0;
+    for (std::size_t code = 0; code < opcode_count; ++code) {
+        const auto opcode = static_cast<Opcode>(code);
+        if (!detail::op_info(opcode).bf16_table) {
+            continue;
+        }
+        ++tabulated;
+        Tape<bf16> tape;
+        const auto x = tape.input(Tensor<bf16>(Shape{every_pattern.size()}, every_pattern));
+        const auto y = x.apply(opcode, {x});
+        const Network<bf16> network = std::move(tape).into_network();
+        const topos::Run<bf16> run = network.forward(network.parameters());
+        EXPECT_TRUE(bit_equal(run.of(y), contract_value(network.node(y), run))) << name_of(opcode);
+    }
+    EXPECT_GE(tabulated, 8U);  // Silu and the transcendental functions at least
 }
 
 // Layout nodes move bf16 bits as they are: a signalling NaN stays signalling
