@@ -103,7 +103,9 @@ void pair_panel(PairInterleave interleave,
 // for every panel of the block and range of its depths. Where each depth's
 // lanes are one run of the source (row-major B, a transposed A), a few depths
 // at a time across every panel, so the runs are read along their length
-// rather than one panel's width per depth stride; else each panel whole.
+// rather than one panel's width per depth stride, the lines of the next few
+// depths asked for ahead (the packing is what reads B from memory); else each
+// panel whole.
 template <class PackPanel>
 void for_panels(const LaneView& view, const PanelBlock& block, PackPanel&& pack) {
     constexpr std::size_t depths_at_once = 8;  // even: k pairs stay whole
@@ -113,7 +115,7 @@ void for_panels(const LaneView& view, const PanelBlock& block, PackPanel&& pack)
         const std::size_t ahead_end = std::min(block.depth, depth_end + step);
         for (std::size_t first = 0; first < block.lanes; first += block.panel_width) {
             const LaneView panel{view.at(first, 0), view.lane_stride, view.depth_stride};
-            if (view.lane_stride == 1) {
+            if (view.lane_stride == 1) {  // the next depths' lines, while these pack
                 for (std::size_t q = depth_end; q < ahead_end; ++q) {
                     __builtin_prefetch(panel.at(0, q));
                 }
