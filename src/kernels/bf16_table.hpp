@@ -31,9 +31,7 @@ public:
     // results[bits]: the function's value at the bf16 of those bits.
     explicit Bf16Table(std::vector<bf16> results) : results_(std::move(results)) {}
 
-    bf16 operator()(bf16 x) const { return results_[x.bits()]; }
-
-    // out[i] = (*this)(x[i]) for i < count, shared among the library's
+    // out[i] = the result at x[i] for i < count, shared among the library's
     // threads as elementwise shares its loops; out may be x.
     void map(const bf16* x, bf16* out, std::size_t count) const {
         const bf16* results = results_.data();

@@ -285,6 +285,13 @@ void run_product(const Scheme<Packed>& scheme,
     }
 }
 
+// Whether a product runs the row sweep: at most row_sweep_rows rows (and
+// nothing empty) over a row-major B, a product bound by reading B once.
+bool swept(GemmExtents e, MatrixView<bf16> b) {
+    return e.batches > 0 && e.rows > 0 && e.columns > 0 && e.depth > 0 &&
+           e.rows <= row_sweep_rows && b.column_stride == 1;
+}
+
 // A product of at most row_sweep_rows rows whose B lies row-major: A's rows
 // widened once, B widened as the sweep reads it, the float sums rounded once
 // each into C, part by part (each part's columns on the thread that sums them).
@@ -370,8 +377,7 @@ void gemm_bf16_with(Bf16GemmOptions options,
                     MatrixTarget<bf16> c) {
     using namespace bf16_gemm;
     const GemmExtents& e = extents;
-    if (e.batches > 0 && e.rows > 0 && e.columns > 0 && e.depth > 0 && e.rows <= row_sweep_rows &&
-        b.column_stride == 1) {
+    if (swept(e, b)) {
         const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
         const std::size_t threads =
             multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
@@ -398,16 +404,15 @@ void gemm_bf16_dot_with(Bf16GemmOptions options,
                         MatrixTarget<bf16> c) {
 #if defined(__x86_64__)
     using namespace bf16_gemm;
-    // A few rows over a row-major B are bound by reading B, which the exact
-    // sweep does once; packing B into pairs would read it twice.
-    const bool swept = extents.rows <= row_sweep_rows && b.column_stride == 1;
-    if (runs_avx512_bf16(options.isa) && !swept) {
+    // Packing B into pairs would read it twice where the exact sweep reads it
+    // once.
+    if (runs_avx512_bf16(options.isa) && !swept(extents, b)) {
         const SumMicroKernel<bf16> narrow = avx512_bf16_dot_narrow_micro_kernel();
         const Scheme<bf16> scheme{
             extents.columns <= narrow.columns ? narrow : avx512_bf16_dot_micro_kernel(),
             2,
             [](Plane<bf16> plane, const PanelBlock& block, bf16* out) {
-                pack_pairs_with(avx512_interleave_pairs, plane, block, out);
+                pack_pairs(avx512_interleave_pairs, plane, block, out);
             }};
         run_product(scheme, options.parallel_threshold, extents, a, b, c);
         return;

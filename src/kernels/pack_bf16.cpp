@@ -181,21 +181,7 @@ void pack_widened(Plane<bf16> plane, const PanelBlock& block, float* out) {
                });
 }
 
-void interleave_pairs(const bf16* even, const bf16* odd, std::size_t count, bf16* out) {
-    for (std::size_t j = 0; j < count; ++j) {
-        out[2 * j] = even[j];
-        out[2 * j + 1] = odd[j];
-    }
-}
-
-void pack_pairs(Plane<bf16> plane, const PanelBlock& block, bf16* out) {
-    pack_pairs_with(interleave_pairs, plane, block, out);
-}
-
-void pack_pairs_with(PairInterleave interleave,
-                     Plane<bf16> plane,
-                     const PanelBlock& block,
-                     bf16* out) {
+void pack_pairs(PairInterleave interleave, Plane<bf16> plane, const PanelBlock& block, bf16* out) {
     const LaneView view = lanes_of(plane, block);
     const std::size_t padded_depth = blocking::round_up(block.depth, 2);
     for_panels(view,

@@ -34,21 +34,13 @@ std::size_t packed_elements(const PanelBlock& block, std::size_t step);
 // The block as float panels: out[panel][p][lane] = float(value).
 void pack_widened(Plane<bf16> plane, const PanelBlock& block, float* out);
 
-// The block as k-pair panels: out[panel][p / 2][lane][p % 2], depth rounded up
-// to even with zeros.
-void pack_pairs(Plane<bf16> plane, const PanelBlock& block, bf16* out);
-
 // Writes out[2 j] = even[j] and out[2 j + 1] = odd[j] for j < count: two
 // depths of a run of side-by-side lanes as k pairs.
 using PairInterleave = void (*)(const bf16* even, const bf16* odd, std::size_t count, bf16* out);
 
-void interleave_pairs(const bf16* even, const bf16* odd, std::size_t count, bf16* out);
-
-// pack_pairs, with `interleave` pairing the depths of lanes that lie side by
-// side (row-major B, a transposed A): the same panels.
-void pack_pairs_with(PairInterleave interleave,
-                     Plane<bf16> plane,
-                     const PanelBlock& block,
-                     bf16* out);
+// The block as k-pair panels: out[panel][p / 2][lane][p % 2], depth rounded up
+// to even with zeros; `interleave` pairs the depths of lanes that lie side by
+// side (row-major B, a transposed A).
+void pack_pairs(PairInterleave interleave, Plane<bf16> plane, const PanelBlock& block, bf16* out);
 
 }  // namespace topos::detail
