@@ -153,12 +153,18 @@ void pack_b_block(const Product<T>& product,
     });
 }
 
+// Columns [first, first + count) of the product, each k block of B packed
+// once and shared by `threads` threads.
 template <Element T>
-void multiply(const Product<T>& product, std::size_t threads) {
+void multiply_columns(const Product<T>& product,
+                      std::size_t first,
+                      std::size_t count,
+                      std::size_t threads) {
     const MicroKernel<T>& kernel = product.kernel;
     const bool packed_already = b_is_a_panel(product);
-    for (std::size_t jc = 0; jc < product.columns; jc += kernel.column_block) {
-        const std::size_t nc = std::min(kernel.column_block, product.columns - jc);
+    const std::size_t end = first + count;
+    for (std::size_t jc = first; jc < end; jc += kernel.column_block) {
+        const std::size_t nc = std::min(kernel.column_block, end - jc);
         for (std::size_t pc = 0; pc < product.depth; pc += kernel.depth_block) {
             const std::size_t kc = std::min(kernel.depth_block, product.depth - pc);
             const T* packed = product.b.at(pc, jc);
@@ -171,6 +177,18 @@ void multiply(const Product<T>& product, std::size_t threads) {
             multiply_k_block(product, PackedB<T>{packed, jc, nc, pc, kc}, threads);
         }
     }
+}
+
+template <Element T>
+void multiply(const Product<T>& product, std::size_t threads) {
+    blocking::split_columns_when_worth_it(
+        product.kernel,
+        product.rows,
+        product.columns,
+        threads,
+        [&](std::size_t first, std::size_t count, std::size_t threads_each) {
+            multiply_columns(product, first, count, threads_each);
+        });
 }
 
 template <Element T>

@@ -198,12 +198,18 @@ void pack_b_block(const Product<Packed>& product,
     });
 }
 
+// Columns [first, first + count) of the product, each k block of B packed
+// once and shared by `threads` threads.
 template <class Packed>
-void multiply(const Product<Packed>& product, std::size_t threads) {
+void multiply_columns(const Product<Packed>& product,
+                      std::size_t first,
+                      std::size_t count,
+                      std::size_t threads) {
     const Scheme<Packed>& scheme = product.scheme;
     const SumMicroKernel<Packed>& kernel = scheme.kernel;
-    for (std::size_t jc = 0; jc < product.columns; jc += kernel.column_block) {
-        const std::size_t nc = std::min(kernel.column_block, product.columns - jc);
+    const std::size_t end = first + count;
+    for (std::size_t jc = first; jc < end; jc += kernel.column_block) {
+        const std::size_t nc = std::min(kernel.column_block, end - jc);
         for (std::size_t pc = 0; pc < product.depth; pc += kernel.depth_block) {
             const std::size_t kc = std::min(kernel.depth_block, product.depth - pc);
             const PanelBlock block{PackSide::B, jc, nc, pc, kc, kernel.columns};
@@ -215,6 +221,18 @@ void multiply(const Product<Packed>& product, std::size_t threads) {
                              threads);
         }
     }
+}
+
+template <class Packed>
+void multiply(const Product<Packed>& product, std::size_t threads) {
+    blocking::split_columns_when_worth_it(
+        product.scheme.kernel,
+        product.rows,
+        product.columns,
+        threads,
+        [&](std::size_t first, std::size_t count, std::size_t threads_each) {
+            multiply_columns(product, first, count, threads_each);
+        });
 }
 
 void fill_zeros(GemmExtents e, MatrixTarget<bf16> c) {

@@ -58,7 +58,49 @@ struct TileGrid {
     Partition columns;
 };
 
-// `Kernel` is any register tile with rows, columns and row_block (MicroKernel).
+// Whether a product has few enough rows for one thread to keep A's whole k
+// block in its cache: two of the kernel's row blocks. (`Kernel` is any
+// register tile with rows, columns and row_block, as MicroKernel.)
+template <class Kernel>
+bool has_few_rows(const Kernel& kernel, std::size_t rows) {
+    return rows <= 2 * kernel.row_block;
+}
+
+// Whether each thread should take its own columns of a product whole, packing
+// its own panels of B and every row of A, rather than share each packed k
+// block of B: a product of few rows, with two panels or more for every
+// thread. Shared blocks make every thread wait for the packing at each k
+// block, so none computes while B is read from memory; on columns of their
+// own the threads drift apart, one reading B while another's tiles run.
+template <class Kernel>
+bool splits_columns(const Kernel& kernel,
+                    std::size_t rows,
+                    std::size_t columns,
+                    std::size_t threads) {
+    return threads > 1 && has_few_rows(kernel, rows) &&
+           divide_up(columns, kernel.columns) >= 2 * threads;
+}
+
+// Calls multiply(first, count, threads) over a product's columns: once for
+// all of them, the threads sharing each packed k block of B, or, where
+// splits_columns, once for each thread's share of them, over the pool, on
+// one thread each.
+template <class Kernel, class MultiplyColumns>
+void split_columns_when_worth_it(const Kernel& kernel,
+                                 std::size_t rows,
+                                 std::size_t columns,
+                                 std::size_t threads,
+                                 MultiplyColumns&& multiply) {
+    if (!splits_columns(kernel, rows, columns, threads)) {
+        multiply(std::size_t{0}, columns, threads);
+        return;
+    }
+    const Partition parts{columns, kernel.columns, threads};
+    ThreadPool::instance().run(threads, [&](std::size_t part) {
+        multiply(parts.first(part), parts.count(part), std::size_t{1});
+    });
+}
+
 template <class Kernel>
 TileGrid tile_grid(const Kernel& kernel,
                    std::size_t rows,

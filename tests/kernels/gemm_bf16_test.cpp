@@ -119,10 +119,14 @@ GemmCase random_case(std::mt19937& generator) {
 }
 
 // Cases whose depth spans several k blocks (sums kept in float between
-// them) or whose columns span column blocks (the portable tile's 1,024), and
-// row sweeps (at most four rows over a row-major B) across many column parts.
+// them) or whose columns span column blocks (the portable tile's 1,024), row
+// sweeps (at most four rows over a row-major B) across many column parts, and
+// products of few rows and many columns, which threads split by columns, each
+// packing its own panels of B (a prompt's rows through a projection).
 std::vector<GemmCase> blocked_cases() {
-    return {{1, 13, 255, 17, false, false, false},
+    return {{1, 128, 1030, 700, false, false, false},
+            {1, 100, 600, 333, false, true, false},
+            {1, 13, 255, 17, false, false, false},
             {2, 7, 257, 33, true, false, false},
             {1, 25, 513, 40, false, true, false},
             {3, 5, 1030, 9, true, true, true},
@@ -342,6 +346,26 @@ TEST_F(Bf16DotGemm, GivesTheExactBitsWhereEveryPartialSumIsExact) {
             SCOPED_TRACE(describe(c, Isa::Avx512, threads));
             test::expect_bit_equal(product_of(detail::gemm_bf16_dot_with, Isa::Avx512, c, operands),
                                    product_of(detail::gemm_bf16_with, Isa::Avx512, c, operands));
+        }
+    }
+}
+
+// The dot product sums each output's k pairs in one order, whichever thread
+// takes it: random values (whose sums round differently in another order)
+// give the one-thread bits on two and three threads.
+TEST_F(Bf16DotGemm, GivesTheSameBitsOnEveryThreadCount) {
+    const ThreadCountGuard guard;
+    std::mt19937 generator(23);
+    for (const GemmCase& c : blocked_cases()) {
+        const Bf16Operands operands = random_operands(c, generator);
+        set_threads(1);
+        const Tensor<bf16> one_thread =
+            product_of(detail::gemm_bf16_dot_with, Isa::Avx512, c, operands);
+        for (const std::size_t threads : {2, 3}) {
+            set_threads(threads);
+            SCOPED_TRACE(describe(c, Isa::Avx512, threads));
+            test::expect_bit_equal(product_of(detail::gemm_bf16_dot_with, Isa::Avx512, c, operands),
+                                   one_thread);
         }
     }
 }

@@ -92,8 +92,12 @@ TYPED_TEST(ExactGemm, EqualsTheReferenceLoopAcrossBlockBoundaries) {
     // columns than a column block, and a batch of products too short to split;
     // the narrow tiles (at most 8 or 16 columns) across the same boundaries;
     // k blocks of B large enough to be packed by every thread, row-major,
-    // transposed, with a short last panel and across a column block.
+    // transposed, with a short last panel and across a column block; few
+    // rows over many columns, which threads split by columns, each packing
+    // its own panels of B.
     const GemmCase cases[] = {
+        {1, 128, 600, 1000, false, false, false},
+        {1, 200, 300, 530, false, true, false},
         {1, 131, 263, 37, false, false, false},
         {1, 251, 263, 8, true, false, false},
         {1, 131, 520, 16, false, true, false},
