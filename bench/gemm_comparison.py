@@ -10,6 +10,9 @@ OpenBLAS runs twice: under OPENBLAS_CORETYPE=Haswell (this machine's
 environment setting, AVX2 kernels) and with OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE removed, so that it picks its own kernel for the processor.
 
+Where bench/peak_bench was built, it also prints the machine's arithmetic peak
+(a register-only fma loop) and each float and double row's fraction of it.
+
 bench/compare runs it as part of W1-W6.
 """
 import json
@@ -62,6 +65,22 @@ def workload_of(name):
     return element, int(match.group(2)), int(match.group(3))
 
 
+def peaks_of(program):
+    """{(element, threads): GFLOP/s} of bench/peak_bench's register fma loop,
+    and its label; empty where the program was not built."""
+    peak_program = os.path.join(os.path.dirname(program), "peak_bench")
+    if not os.path.exists(peak_program):
+        return {}, ""
+    result = subprocess.run([peak_program, "--benchmark_format=json"],
+                            check=True, capture_output=True, text=True)
+    peaks, label = {}, ""
+    for row in json.loads(result.stdout)["benchmarks"]:
+        match = re.match(r"BM_FmaPeak<(\w+)>/.*threads:(\d+)", row["name"])
+        peaks[(match.group(1), int(match.group(2)))] = row["GFLOP/s"]
+        label = row.get("label", label)
+    return peaks, label
+
+
 def cell(samples):
     return (f"{statistics.median(samples):.1f} "
             f"({min(samples):.1f}-{max(samples):.1f})")
@@ -91,12 +110,19 @@ def compare(program, rounds, workload_filter="."):
     for column in columns + [c for c in BF16_COLUMNS if c in labels]:
         if column in labels:
             print(f"{column}: OpenBLAS core {labels[column]}")
+    peaks, peak_label = peaks_of(program)
+    if peaks:
+        print(f"\npeak (bench/peak_bench, a register-only fma loop, {peak_label}): " +
+              ", ".join(f"{element} {threads} thread{'s' if threads > 1 else ''} "
+                        f"{gflops:.1f} GFLOP/s" for (element, threads), gflops
+                        in sorted(peaks.items())))
     print(f"\nGFLOP/s by wall-clock time, median (min-max) of {rounds} interleaved "
-          "rounds; ratio = topos median / faster OpenBLAS median")
-    print_table(columns, by_wall)
+          "rounds; ratio = topos median / faster OpenBLAS median; of peak = topos Exact "
+          "median / the peak of its element and threads")
+    print_table(columns, by_wall, peaks)
     print(f"\nOne thread, GFLOP/s by the computing thread's CPU time (time the thread was "
           "descheduled on a loaded machine does not count)")
-    print_table(columns, by_cpu)
+    print_table(columns, by_cpu, peaks)
     print_bf16_table(by_wall)
     return by_wall
 
@@ -129,10 +155,11 @@ def print_bf16_table(by_wall):
         print("| " + " | ".join(row) + " |")
 
 
-def print_table(columns, samples):
+def print_table(columns, samples, peaks):
     workloads = sorted({w for _, w in samples if w[0] != "bf16"},
                        key=lambda w: (w[0] != "float", w[1], w[2]))
-    header = ["workload"] + columns + ["Exact / best OpenBLAS", "plan / best OpenBLAS"]
+    header = ["workload"] + columns + ["Exact / best OpenBLAS", "plan / best OpenBLAS",
+                                       "Exact of peak"]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))
     for workload in workloads:
@@ -147,4 +174,9 @@ def print_table(columns, samples):
                 row.append(f"{statistics.median(samples[(column, workload)]) / max(blas):.2f}")
             else:
                 row.append("-")
+        peak = peaks.get((element, threads))
+        if peak and ("topos Exact", workload) in samples:
+            row.append(f"{statistics.median(samples[('topos Exact', workload)]) / peak:.0%}")
+        else:
+            row.append("-")
         print("| " + " | ".join(row) + " |")
