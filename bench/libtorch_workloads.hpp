@@ -158,9 +158,96 @@ struct BlockImpl : torch::nn::Module {
 
 TORCH_MODULE(Block);
 
-inline std::unique_ptr<Trainer> transformer_step() {
+inline std::unique_ptr<Trainer> transformer_block_step(std::int64_t batch,
+                                                       std::int64_t sequence,
+                                                       std::int64_t width,
+                                                       std::int64_t heads) {
     auto mean_square = [](const torch::Tensor& y) { return (y * y).mean(); };
-    return sgd_trainer(Block(128, 4), torch::randn({8, 64, 128}), mean_square, 0.01);
+    return sgd_trainer(
+        Block(width, heads), torch::randn({batch, sequence, width}), mean_square, 0.01);
+}
+
+inline std::unique_ptr<Trainer> transformer_step() {
+    return transformer_block_step(8, 64, 128, 4);
+}
+
+// W8: GPT-2 small's block, 12 heads of 64, MLP 3072, over [4, 256, 768].
+inline std::unique_ptr<Trainer> gpt2_block_step() {
+    return transformer_block_step(4, 256, 768, 12);
+}
+
+// W7's residual block, as torchvision's BasicBlock (but for the convolutions'
+// bias, which topos's Conv2d has): conv 3x3, batch norm, relu, conv 3x3, batch
+// norm, plus the input (through conv 1x1 and batch norm where the stride or the
+// channels change), relu.
+struct BasicBlockImpl : torch::nn::Module {
+    BasicBlockImpl(std::int64_t in_channels, std::int64_t out_channels, std::int64_t stride)
+        : conv1(register_module(
+              "conv1",
+              torch::nn::Conv2d(torch::nn::Conv2dOptions(in_channels, out_channels, 3)
+                                    .stride(stride)
+                                    .padding(1)))),
+          norm1(register_module("norm1", torch::nn::BatchNorm2d(out_channels))),
+          conv2(register_module(
+              "conv2",
+              torch::nn::Conv2d(
+                  torch::nn::Conv2dOptions(out_channels, out_channels, 3).padding(1)))),
+          norm2(register_module("norm2", torch::nn::BatchNorm2d(out_channels))) {
+        if (stride != 1 || in_channels != out_channels) {
+            shortcut = register_module(
+                "shortcut",
+                torch::nn::Sequential(
+                    torch::nn::Conv2d(
+                        torch::nn::Conv2dOptions(in_channels, out_channels, 1).stride(stride)),
+                    torch::nn::BatchNorm2d(out_channels)));
+        }
+    }
+
+    torch::Tensor forward(const torch::Tensor& x) {
+        auto y = norm2(conv2(torch::relu(norm1(conv1(x)))));
+        return torch::relu(y + (shortcut ? shortcut->forward(x) : x));
+    }
+
+    torch::nn::Conv2d conv1;
+    torch::nn::BatchNorm2d norm1;
+    torch::nn::Conv2d conv2;
+    torch::nn::BatchNorm2d norm2;
+    torch::nn::Sequential shortcut{nullptr};
+};
+
+TORCH_MODULE(BasicBlock);
+
+// W7: ResNet-18's first two stages for CIFAR-10, batch 32 of [3, 32, 32].
+struct ResnetStagesImpl : torch::nn::Module {
+    ResnetStagesImpl()
+        : stem(register_module("stem",
+                               torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 64, 3).padding(1)))),
+          stem_norm(register_module("stem_norm", torch::nn::BatchNorm2d(64))),
+          blocks(register_module("blocks",
+                                 torch::nn::Sequential(BasicBlock(64, 64, 1),
+                                                       BasicBlock(64, 64, 1),
+                                                       BasicBlock(64, 128, 2),
+                                                       BasicBlock(128, 128, 1)))),
+          classify(register_module("classify", torch::nn::Linear(128, 10))) {}
+
+    torch::Tensor forward(const torch::Tensor& images) {
+        auto x = blocks->forward(torch::relu(stem_norm(stem(images))));
+        return classify(x.mean({2, 3}));
+    }
+
+    torch::nn::Conv2d stem;
+    torch::nn::BatchNorm2d stem_norm;
+    torch::nn::Sequential blocks;
+    torch::nn::Linear classify;
+};
+
+TORCH_MODULE(ResnetStages);
+
+inline std::unique_ptr<Trainer> resnet_stages_step() {
+    return sgd_trainer(ResnetStages(),
+                       torch::rand({32, 3, 32, 32}),
+                       cross_entropy_against(class_labels(32, 10)),
+                       0.01);
 }
 
 // The gallery's steps (see bench/workloads.hpp), all with AdamW.

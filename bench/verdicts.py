@@ -6,8 +6,15 @@ topos's dispatcher picked.
 import statistics
 
 # (workload, bound on topos Exact's median / the best LibTorch median)
-TRAINING_TARGETS = [("W2", 0.8), ("W3", 1 / 30), ("W4", 0.8), ("W5", 0.8),
-                    ("G1", 0.8), ("G2", 0.8), ("G3", 0.8)]
+TRAINING_TARGETS = [("W2", 0.8), ("W3", 1 / 30), ("W4", 0.8), ("W5", 0.8), ("W7", 0.8),
+                    ("W8", 0.8), ("G1", 0.8), ("G2", 0.8), ("G3", 0.8)]
+
+# (workload, bound on topos Exact's peak resident set / the lowest LibTorch's)
+MEMORY_TARGETS = [("W6", 0.5), ("W7", 0.7), ("W8", 0.7)]
+
+# (workload, least fraction of the two-thread float peak that topos Exact's
+# step reaches over its products)
+PEAK_FRACTION_TARGETS = [("W2", 0.5), ("W8", 0.5)]
 
 
 def verdict(met):
@@ -97,11 +104,32 @@ def training_lines(times, fast_plan_is_exact, inexact_services=None):
 
 
 def memory_lines(peaks):
-    torch = [median(v) for c, v in peaks.items() if c.startswith("LibTorch")]
-    if not torch or "topos Exact" not in peaks:
-        return []
-    ratio = median(peaks["topos Exact"]) / min(torch)
-    return [f"W6 peak memory <= 0.5x LibTorch: {verdict(ratio <= 0.5)} ({ratio:.2f})"]
+    """peaks: {(column, workload): [MiB]}."""
+    lines = []
+    for workload, bound in MEMORY_TARGETS:
+        torch = [median(v) for (c, w), v in peaks.items()
+                 if w == workload and c.startswith("LibTorch")]
+        exact = peaks.get(("topos Exact", workload))
+        if torch and exact:
+            ratio = median(exact) / min(torch)
+            lines.append(f"{workload} peak memory <= {bound:g}x LibTorch: "
+                         f"{verdict(ratio <= bound)} ({ratio:.2f})")
+    return lines
+
+
+def peak_fraction_lines(times, product_flops, peak_gflops):
+    """product_flops: by workload name, one step's product FLOPs; peak_gflops:
+    {"float, 2 threads": GFLOP/s} where measured."""
+    peak = peak_gflops.get("float, 2 threads")
+    lines = []
+    for prefix, bound in PEAK_FRACTION_TARGETS:
+        for workload, flops in product_flops.items():
+            exact = times.get(("topos Exact", workload))
+            if peak and exact and workload.startswith(prefix + "_"):
+                fraction = flops / (median(exact) * 1e-3) * 1e-9 / peak
+                lines.append(f"{prefix} Exact >= {bound:.0%} of the two-thread float peak: "
+                             f"{verdict(fraction >= bound)} ({fraction:.0%})")
+    return lines
 
 
 def processor():
@@ -120,12 +148,14 @@ def processor():
     return f"{model}; {cpus} logical CPUs; {' '.join(sets)}"
 
 
-def print_verdicts(by_wall, times, peaks, context, inexact_services=None):
+def print_verdicts(by_wall, times, peaks, context, inexact_services=None, product_flops=None,
+                   peak_gflops=None):
     kernels = context.get('topos_kernels', '')
     fast_plan_is_exact = "Fast backends none" in kernels
     lines = (gemm_lines(by_wall or {}) +
              training_lines(times or {}, fast_plan_is_exact, inexact_services) +
-             memory_lines(peaks or {}))
+             memory_lines(peaks or {}) +
+             peak_fraction_lines(times or {}, product_flops or {}, peak_gflops or {}))
     print("\n## Verdicts\n")
     for line in lines:
         print(line)

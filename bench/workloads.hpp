@@ -1,5 +1,5 @@
-// The whole-step workloads W2-W5 of docs/performance.md and the gallery's
-// training steps, as a user writes them in topos: the model recorded once, its
+// The whole-step workloads W2-W5, W7 and W8 of docs/performance.md and the
+// gallery's training steps, as a user writes them in topos: the model recorded once, its
 // derivative recorded on the tape, one compiled plan per numerics, and per step
 // one `plan.forward_into` (the last step's run given up) and one optimizer
 // step in place. bench/workloads_bench.cpp times them, and with --peak-memory
@@ -7,9 +7,11 @@
 // The LibTorch twins are in bench/libtorch_workloads.hpp.
 #pragma once
 
+#include "flops.hpp"
 #include <topos/topos.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -28,6 +30,8 @@ public:
     virtual double loss() const = 0;
     // The plan each step runs.
     virtual const topos::Plan<float>& plan() const = 0;
+    // The floating-point operations of a step's products (flops.hpp).
+    virtual double product_flops() const = 0;
 };
 
 struct Feeds {
@@ -44,13 +48,15 @@ public:
                 topos::Adjoints<float> adjoints,
                 Feeds feeds,
                 topos::Numerics numerics,
-                Optimizer optimizer)
+                Optimizer optimizer,
+                double product_flops)
         : network_(std::move(network)),
           adjoints_(std::move(adjoints)),
           plan_(network_.entry(adjoints_.roots()).numerics(numerics).lower()),
           optimizer_(std::move(optimizer)),
           parameters_(network_.parameters()),
-          state_(optimizer_.start(parameters_)) {
+          state_(optimizer_.start(parameters_)),
+          product_flops_(product_flops) {
         for (auto& [symbol, value] : feeds.values) {
             feeds_.push_back({symbol, std::move(value)});
         }
@@ -70,6 +76,8 @@ public:
 
     const topos::Plan<float>& plan() const override { return plan_; }
 
+    double product_flops() const override { return product_flops_; }
+
 private:
     using State = decltype(std::declval<const Optimizer&>().start(
         std::declval<const topos::Parameters<float>&>()));
@@ -82,6 +90,7 @@ private:
     State state_;
     std::vector<topos::Feed<float>> feeds_;
     std::optional<topos::Run<float>> run_;  // the last step's, given up to the next
+    double product_flops_;
     double loss_ = 0;
 };
 
@@ -111,7 +120,14 @@ inline SgdTrainer mlp_step(topos::Numerics numerics) {
     const auto labels = tape.indices(class_labels(batch, 10));
     const auto loss = topos::cross_entropy(mlp.express(images), labels);
     auto adjoints = tape.differentiate(loss, mlp.parameters());
-    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, sgd(0.01));
+    const double forward = flops::product(batch, 784, 512) + flops::product(batch, 512, 512) +
+                           flops::product(batch, 512, 10);
+    return SgdTrainer(std::move(tape).into_network(),
+                      std::move(adjoints),
+                      {},
+                      numerics,
+                      sgd(0.01),
+                      flops::training_step(forward));
 }
 
 // W3: the getting-started scalar graph (w x - y)^2, one sample per step.
@@ -125,8 +141,12 @@ inline SgdTrainer scalar_step(topos::Numerics numerics) {
     Feeds feeds;
     feeds.values.emplace_back(x, topos::Tensor<float>(2.0f));
     feeds.values.emplace_back(y, topos::Tensor<float>(4.0f));
-    return SgdTrainer(
-        std::move(tape).into_network(), std::move(adjoints), std::move(feeds), numerics, sgd(0.02));
+    return SgdTrainer(std::move(tape).into_network(),
+                      std::move(adjoints),
+                      std::move(feeds),
+                      numerics,
+                      sgd(0.02),
+                      0.0);  // no products
 }
 
 // W4: [32, 1, 28, 28] -> conv 3x3 8 (pad 1) relu maxpool 2 -> conv 3x3 16
@@ -148,13 +168,24 @@ inline SgdTrainer cnn_step(topos::Numerics numerics) {
     const auto logits = classify.express(features.reshape(topos::Shape{batch, 16 * 7 * 7}));
     auto adjoints = tape.differentiate(topos::cross_entropy(logits, labels),
                                        topos::parameters_of<float>(conv1, conv2, classify));
-    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, sgd(0.01));
+    const double forward = flops::convolution(batch, 1, 8, 3, 28, 28) +
+                           flops::convolution(batch, 8, 16, 3, 14, 14) +
+                           flops::product(batch, 16 * 7 * 7, 10);
+    return SgdTrainer(std::move(tape).into_network(),
+                      std::move(adjoints),
+                      {},
+                      numerics,
+                      sgd(0.01),
+                      flops::training_step(forward));
 }
 
-// W5: a pre-norm transformer block (4 heads, width 128, MLP 512, causal) over
-// [8, 64, 128]; the loss is the mean square of its output.
-inline SgdTrainer transformer_step(topos::Numerics numerics) {
-    constexpr std::size_t batch = 8, sequence = 64, width = 128, heads = 4;
+// A pre-norm transformer block (causal, a GELU MLP four times its width) over
+// [batch, sequence, width]; the loss is the mean square of its output.
+inline SgdTrainer transformer_block_step(topos::Numerics numerics,
+                                         std::size_t batch,
+                                         std::size_t sequence,
+                                         std::size_t width,
+                                         std::size_t heads) {
     topos::Tape<float> tape;
     const topos::TransformerBlock<float> block(
         tape, width, heads, 4 * width, topos::init::xavier(1));
@@ -162,7 +193,134 @@ inline SgdTrainer transformer_step(topos::Numerics numerics) {
     const auto y = block.express(x);
     const auto loss = (y * y).mean();
     auto adjoints = tape.differentiate(loss, block.parameters());
-    return SgdTrainer(std::move(tape).into_network(), std::move(adjoints), {}, numerics, sgd(0.01));
+    return SgdTrainer(
+        std::move(tape).into_network(),
+        std::move(adjoints),
+        {},
+        numerics,
+        sgd(0.01),
+        flops::training_step(flops::transformer_block(batch, sequence, width, 4 * width)));
+}
+
+// W5: 4 heads, width 128, MLP 512, over [8, 64, 128].
+inline SgdTrainer transformer_step(topos::Numerics numerics) {
+    return transformer_block_step(numerics, 8, 64, 128, 4);
+}
+
+// W8: GPT-2 small's block: 12 heads, width 768, MLP 3072, over [4, 256, 768].
+inline SgdTrainer gpt2_block_step(topos::Numerics numerics) {
+    return transformer_block_step(numerics, 4, 256, 768, 12);
+}
+
+// W7's residual block (ResNet's BasicBlock): two 3x3 convolutions, each
+// followed by batch norm, relu between them; the input added back (through a
+// 1x1 convolution with batch norm where the block changes the stride or the
+// channels), then relu.
+class BasicBlock {
+public:
+    BasicBlock(topos::Tape<float>& tape,
+               std::size_t in_channels,
+               std::size_t out_channels,
+               std::size_t stride,
+               std::uint64_t seed)
+        : conv1_(tape,
+                 {.in_channels = in_channels,
+                  .out_channels = out_channels,
+                  .kernel = 3,
+                  .stride = stride,
+                  .padding = 1},
+                 topos::init::kaiming(seed)),
+          norm1_(tape, out_channels),
+          conv2_(tape,
+                 {.in_channels = out_channels,
+                  .out_channels = out_channels,
+                  .kernel = 3,
+                  .padding = 1},
+                 topos::init::kaiming(seed + 1)),
+          norm2_(tape, out_channels) {
+        if (stride != 1 || in_channels != out_channels) {
+            shortcut_.emplace(tape,
+                              topos::Conv2dGeometry{.in_channels = in_channels,
+                                                    .out_channels = out_channels,
+                                                    .kernel = 1,
+                                                    .stride = stride},
+                              topos::init::kaiming(seed + 2));
+            shortcut_norm_.emplace(tape, out_channels);
+        }
+    }
+
+    topos::Value<float> express(const topos::Value<float>& x) const {
+        const auto y = norm2_.express(conv2_.express(norm1_.express(conv1_.express(x)).relu()));
+        const auto skip = shortcut_ ? shortcut_norm_->express(shortcut_->express(x)) : x;
+        return (y + skip).relu();
+    }
+
+    std::vector<topos::Value<float>> parameters() const {
+        auto all = topos::parameters_of<float>(conv1_, norm1_, conv2_, norm2_);
+        if (shortcut_) {
+            const auto more = topos::parameters_of<float>(*shortcut_, *shortcut_norm_);
+            all.insert(all.end(), more.begin(), more.end());
+        }
+        return all;
+    }
+
+    // The forward products of a batch of `size` x `size` inputs.
+    double forward_flops(std::size_t batch, std::size_t size) const {
+        const auto& geometry = conv1_.geometry();
+        const std::size_t in = geometry.in_channels, out = geometry.out_channels;
+        const std::size_t made = (size - 1) / geometry.stride + 1;
+        return flops::convolution(batch, in, out, 3, made, made) +
+               flops::convolution(batch, out, out, 3, made, made) +
+               (shortcut_ ? flops::convolution(batch, in, out, 1, made, made) : 0.0);
+    }
+
+private:
+    topos::Conv2d<float> conv1_;
+    topos::BatchNorm<float> norm1_;
+    topos::Conv2d<float> conv2_;
+    topos::BatchNorm<float> norm2_;
+    std::optional<topos::Conv2d<float>> shortcut_;
+    std::optional<topos::BatchNorm<float>> shortcut_norm_;
+};
+
+// W7: ResNet-18's first two stages for CIFAR-10, batch 32 of [3, 32, 32]: a
+// 3x3 convolution to 64 channels with batch norm and relu, two blocks of 64
+// channels, two of 128 (the first at stride 2), then the mean over the 16 x 16
+// plane and a linear classifier of 10, cross-entropy, SGD.
+inline SgdTrainer resnet_stages_step(topos::Numerics numerics) {
+    constexpr std::size_t batch = 32, size = 32;
+    namespace init = topos::init;
+    topos::Tape<float> tape;
+    const topos::Conv2d<float> stem(
+        tape, {.in_channels = 3, .out_channels = 64, .kernel = 3, .padding = 1}, init::kaiming(1));
+    const topos::BatchNorm<float> stem_norm(tape, 64);
+    const std::vector<BasicBlock> blocks{BasicBlock(tape, 64, 64, 1, 10),
+                                         BasicBlock(tape, 64, 64, 1, 20),
+                                         BasicBlock(tape, 64, 128, 2, 30),
+                                         BasicBlock(tape, 128, 128, 1, 40)};
+    const topos::Linear<float> classify(tape, 128, 10, init::xavier(2));
+    const auto images = tape.input(init::uniform(3, 0.0, 1.0)(topos::Shape{batch, 3, size, size}));
+    const auto labels = tape.indices(class_labels(batch, 10));
+    auto x = stem_norm.express(stem.express(images)).relu();
+    double forward = flops::convolution(batch, 3, 64, 3, size, size);
+    std::size_t plane = size;
+    auto parameters = topos::parameters_of<float>(stem, stem_norm, classify);
+    for (const BasicBlock& block : blocks) {
+        x = block.express(x);
+        forward += block.forward_flops(batch, plane);
+        plane = x.shape()[2];
+        const auto more = block.parameters();
+        parameters.insert(parameters.end(), more.begin(), more.end());
+    }
+    const auto logits = classify.express(x.mean(topos::Axes{2, 3}));
+    forward += flops::product(batch, 128, 10);
+    auto adjoints = tape.differentiate(topos::cross_entropy(logits, labels), parameters);
+    return SgdTrainer(std::move(tape).into_network(),
+                      std::move(adjoints),
+                      {},
+                      numerics,
+                      sgd(0.01),
+                      flops::training_step(forward));
 }
 
 // The gallery's training steps (examples/gallery/), on random data of the
@@ -190,8 +348,14 @@ inline AdamWTrainer digits_mlp_step(topos::Numerics numerics) {
     auto adjoints = tape.differentiate(
         topos::cross_entropy(classify.express(second), labels, {.label_smoothing = 0.1}),
         topos::parameters_of<float>(hidden1, norm1, hidden2, norm2, classify));
-    return AdamWTrainer(
-        std::move(tape).into_network(), std::move(adjoints), {}, numerics, gallery_adamw(0.003));
+    const double forward = flops::product(batch, 64, 512) + flops::product(batch, 512, 256) +
+                           flops::product(batch, 256, 10);
+    return AdamWTrainer(std::move(tape).into_network(),
+                        std::move(adjoints),
+                        {},
+                        numerics,
+                        gallery_adamw(0.003),
+                        flops::training_step(forward));
 }
 
 inline AdamWTrainer digits_cnn_step(topos::Numerics numerics) {
@@ -218,8 +382,15 @@ inline AdamWTrainer digits_cnn_step(topos::Numerics numerics) {
     auto adjoints =
         tape.differentiate(topos::cross_entropy(logits, labels),
                            topos::parameters_of<float>(conv1, norm1, conv2, norm2, classify));
-    return AdamWTrainer(
-        std::move(tape).into_network(), std::move(adjoints), {}, numerics, gallery_adamw(0.003));
+    const double forward = flops::convolution(batch, 1, channels1, 3, 8, 8) +
+                           flops::convolution(batch, channels1, channels2, 3, 4, 4) +
+                           flops::product(batch, features, 10);
+    return AdamWTrainer(std::move(tape).into_network(),
+                        std::move(adjoints),
+                        {},
+                        numerics,
+                        gallery_adamw(0.003),
+                        flops::training_step(forward));
 }
 
 inline topos::Tensor<float> token_indices(std::size_t count, std::size_t vocabulary) {
@@ -246,8 +417,14 @@ inline AdamWTrainer char_transformer_step(topos::Numerics numerics) {
     const auto more = block.parameters();
     parameters.insert(parameters.end(), more.begin(), more.end());
     auto adjoints = tape.differentiate(topos::cross_entropy(logits, targets), parameters);
-    return AdamWTrainer(
-        std::move(tape).into_network(), std::move(adjoints), {}, numerics, gallery_adamw(3e-3));
+    const double forward = flops::transformer_block(batch, context, width, 4 * width) +
+                           flops::product(batch * context, width, vocabulary);
+    return AdamWTrainer(std::move(tape).into_network(),
+                        std::move(adjoints),
+                        {},
+                        numerics,
+                        gallery_adamw(3e-3),
+                        flops::training_step(forward));
 }
 
 }  // namespace workloads

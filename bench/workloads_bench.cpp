@@ -1,6 +1,8 @@
-// W2-W5 for topos: one training step per iteration, under Numerics::Exact and
-// Numerics::Fast. `workloads_bench --peak-memory` runs W6 instead: 200 steps of
-// W2 under Exact, then prints the process's peak resident set in MiB.
+// W2-W5, W7, W8 and the gallery's steps for topos: one training step per
+// iteration, under Numerics::Exact and Numerics::Fast, with the step's product
+// GFLOP/s (flops.hpp). `workloads_bench --peak-memory` runs W6 instead: 200
+// steps of W2 under Exact, then prints the process's peak resident set in MiB;
+// `--peak-memory=W7` and `--peak-memory=W8` do the same for 3 steps of those.
 // bench/compare runs this program beside libtorch_workloads_bench.
 #include "kernels_picked.hpp"
 #include "peak_memory.hpp"
@@ -57,6 +59,9 @@ void train(benchmark::State& state, Build build, topos::Numerics numerics) {
         trainer.step();
     }
     state.counters["loss"] = trainer.loss();
+    state.counters["product_flops"] = trainer.product_flops();
+    state.counters["GFLOP/s"] = benchmark::Counter(trainer.product_flops() * 1e-9,
+                                                   benchmark::Counter::kIsIterationInvariantRate);
     state.counters["arena"] = static_cast<double>(trainer.plan().arena_elements());
     state.counters["broadcast_steps"] = static_cast<double>(broadcast_steps(trainer.plan()));
     const auto [steps_at_once, groups] = concurrent_steps(trainer.plan());
@@ -78,22 +83,42 @@ void register_workload(const std::string& name, Build build) {
     }
 }
 
+// Runs `steps` Exact steps of a workload, then prints the process's peak
+// resident set as "NAME topos peak M MiB, loss L".
+void print_peak_memory(const char* name,
+                       workloads::SgdTrainer (*build)(topos::Numerics),
+                       int steps) {
+    auto trainer = build(topos::Numerics::Exact);
+    for (int step = 0; step < steps; ++step) {
+        trainer.step();
+    }
+    std::cout << name << " topos peak " << bench::peak_resident_mib() << " MiB, loss "
+              << trainer.loss() << '\n';
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 1 && std::strcmp(argv[1], "--peak-memory") == 0) {
-        auto trainer = workloads::mlp_step(topos::Numerics::Exact);
-        for (int step = 0; step < 200; ++step) {
-            trainer.step();
+    if (argc > 1 && std::strncmp(argv[1], "--peak-memory", 13) == 0) {
+        const std::string which = argv[1];
+        if (which == "--peak-memory") {
+            print_peak_memory("W6", workloads::mlp_step, 200);
+        } else if (which == "--peak-memory=W7") {
+            print_peak_memory("W7", workloads::resnet_stages_step, 3);
+        } else if (which == "--peak-memory=W8") {
+            print_peak_memory("W8", workloads::gpt2_block_step, 3);
+        } else {
+            std::cerr << "unknown " << which << "; --peak-memory takes =W7, =W8 or nothing (W6)\n";
+            return 2;
         }
-        std::cout << "W6 topos peak " << bench::peak_resident_mib() << " MiB, loss "
-                  << trainer.loss() << '\n';
         return 0;
     }
     register_workload("W2_mlp_step", workloads::mlp_step);
     register_workload("W3_scalar_step", workloads::scalar_step);
     register_workload("W4_cnn_step", workloads::cnn_step);
     register_workload("W5_transformer_step", workloads::transformer_step);
+    register_workload("W7_resnet_stages_step", workloads::resnet_stages_step);
+    register_workload("W8_gpt2_block_step", workloads::gpt2_block_step);
     register_workload("G1_digits_mlp_step", workloads::digits_mlp_step);
     register_workload("G2_digits_cnn_step", workloads::digits_cnn_step);
     register_workload("G3_char_transformer_step", workloads::char_transformer_step);
