@@ -28,7 +28,7 @@ struct Extent {
 
 // A name as messages quote it: in double quotes, cut after 200 bytes (at a
 // character's first byte) so that a refusal stays readable.
-std::string quoted(std::string_view name) {
+std::string in_quotes(std::string_view name) {
     constexpr std::size_t shown = 200;
     if (name.size() <= shown) {
         return "\"" + std::string(name) + "\"";
@@ -154,11 +154,11 @@ private:
     }
 
     static std::string duplicate_at_top(std::string_view key) {
-        return quoted(key) + " appears twice in the header (a reader would keep one of them)";
+        return in_quotes(key) + " appears twice in the header (a reader would keep one of them)";
     }
 
     static std::string duplicate_inside(std::string_view key, std::string_view entry) {
-        return quoted(key) + " appears twice inside the entry of " + quoted(entry);
+        return in_quotes(key) + " appears twice inside the entry of " + in_quotes(entry);
     }
 
     void skip_whitespace() {
@@ -460,8 +460,9 @@ private:
                 refuse_at(offset(),
                           "its header nests deeper than a safetensors header may: an " +
                               std::string(c == '[' ? "array" : "object") + " at depth " +
-                              std::to_string(depth + 1) + " inside the entry of " + quoted(entry) +
-                              " (a header needs " + std::to_string(safetensors_header_depth) +
+                              std::to_string(depth + 1) + " inside the entry of " +
+                              in_quotes(entry) + " (a header needs " +
+                              std::to_string(safetensors_header_depth) +
                               " levels: the header, an entry, and an array in it)");
             }
             ++at_;
@@ -489,7 +490,7 @@ private:
     // and more than 64 bits.
     std::uint64_t read_unsigned(const char* role, const std::string& name) {
         const std::size_t number_at = offset();
-        const auto what = [&] { return role + quoted(name); };
+        const auto what = [&] { return role + in_quotes(name); };
         if (at_ == end_ || !is_digit(*at_)) {
             if (at_ != end_ && *at_ == '-') {
                 skip_number();
@@ -566,7 +567,7 @@ private:
     // The value of "shape": at most Shape::max_rank extents below 2^32.
     Shape read_shape(const std::string& name) {
         const auto needs = [&] {
-            return "tensor " + quoted(name) + " needs a shape: an array of at most " +
+            return "tensor " + in_quotes(name) + " needs a shape: an array of at most " +
                    std::to_string(Shape::max_rank) + " extents";
         };
         const std::size_t shape_at = offset();
@@ -585,26 +586,29 @@ private:
                 const std::size_t extent_at = offset();
                 const std::uint64_t extent = read_unsigned("an extent of ", name);
                 if (extent > std::numeric_limits<std::uint32_t>::max()) {
-                    refuse_at(extent_at, "an extent of " + quoted(name) + " is implausibly large");
+                    refuse_at(extent_at,
+                              "an extent of " + in_quotes(name) + " is implausibly large");
                 }
                 extents[rank++] = static_cast<std::size_t>(extent);
             } while (next_member(']'));
         }
         const std::span<const std::size_t> given(extents.data(), rank);
         if (!element_count_fits(given)) {
-            refuse_at(shape_at, "tensor " + quoted(name) + " has more elements than fit in memory");
+            refuse_at(shape_at,
+                      "tensor " + in_quotes(name) + " has more elements than fit in memory");
         }
         try {
             return Shape(given);
         } catch (const ShapeError& error) {
-            refuse_at(shape_at, "tensor " + quoted(name) + " has no valid shape: " + error.what());
+            refuse_at(shape_at,
+                      "tensor " + in_quotes(name) + " has no valid shape: " + error.what());
         }
     }
 
     // The value of "data_offsets": [begin, end], begin <= end.
     std::pair<std::uint64_t, std::uint64_t> read_offsets(const std::string& name) {
         const auto needs = [&] {
-            return "tensor " + quoted(name) + " needs data_offsets: [begin, end]";
+            return "tensor " + in_quotes(name) + " needs data_offsets: [begin, end]";
         };
         if (at_ == end_ || *at_ != '[') {
             refuse_at(offset(), needs());
@@ -627,7 +631,7 @@ private:
             refuse_at(array_at, needs());
         }
         if (bounds[1] < bounds[0]) {
-            refuse_at(array_at, "tensor " + quoted(name) + " ends before it begins");
+            refuse_at(array_at, "tensor " + in_quotes(name) + " ends before it begins");
         }
         return {bounds[0], bounds[1]};
     }
@@ -640,7 +644,7 @@ private:
     // values must still be JSON and nest no deeper than safetensors_header_depth.
     Extent read_entry(const std::string& name, TensorEntry& entry) {
         if (at_ == end_ || *at_ != '{') {
-            refuse_at(offset(), "the entry of tensor " + quoted(name) + " is not an object");
+            refuse_at(offset(), "the entry of tensor " + in_quotes(name) + " is not an object");
         }
         ++at_;
         bool has_dtype = false;
@@ -666,7 +670,7 @@ private:
                         at_ != end_ && *at_ == '"' ? read_string(true) : std::string_view();
                     if (safetensors_dtype_size(dtype) == 0) {
                         refuse_at(dtype_at,
-                                  "tensor " + quoted(name) +
+                                  "tensor " + in_quotes(name) +
                                       " needs a dtype safetensors defines (F32, F64, ...)");
                     }
                     entry.dtype = dtype;
@@ -685,27 +689,27 @@ private:
         const std::size_t end_at = offset() - 1;
         if (!has_dtype) {
             refuse_at(end_at,
-                      "tensor " + quoted(name) +
+                      "tensor " + in_quotes(name) +
                           " needs a dtype safetensors defines (F32, F64, ...); its entry has none");
         }
         if (!has_shape) {
             refuse_at(end_at,
-                      "tensor " + quoted(name) + " needs a shape: an array of at most " +
+                      "tensor " + in_quotes(name) + " needs a shape: an array of at most " +
                           std::to_string(Shape::max_rank) + " extents; its entry has none");
         }
         if (!has_offsets) {
-            refuse_at(
-                end_at,
-                "tensor " + quoted(name) + " needs data_offsets: [begin, end]; its entry has none");
+            refuse_at(end_at,
+                      "tensor " + in_quotes(name) +
+                          " needs data_offsets: [begin, end]; its entry has none");
         }
         std::uint64_t size = 0;
         if (!byte_count(entry.shape, safetensors_dtype_size(entry.dtype), size)) {
             refuse_at(offsets_at,
-                      "tensor " + quoted(name) + " has more elements than fit in memory");
+                      "tensor " + in_quotes(name) + " has more elements than fit in memory");
         }
         if (entry.end - entry.begin != size || entry.end > payload_size_) {
             std::ostringstream problem;
-            problem << "tensor " << quoted(name) << " of " << entry.dtype << ' ' << entry.shape
+            problem << "tensor " << in_quotes(name) << " of " << entry.dtype << ' ' << entry.shape
                     << " needs " << size << " bytes; its data_offsets [" << entry.begin << ", "
                     << entry.end << "] do not fit a payload of " << payload_size_;
             refuse_at(offsets_at, problem.str());
@@ -723,16 +727,16 @@ private:
         for (const Extent& extent : extents) {
             if (extent.begin < covered) {
                 refuse_at(extent.offset,
-                          "tensor " + quoted(*extent.name) + " (" +
+                          "tensor " + in_quotes(*extent.name) + " (" +
                               byte_range(extent.begin, extent.end) +
-                              " of the payload) overlaps another, " + quoted(*previous->name) +
+                              " of the payload) overlaps another, " + in_quotes(*previous->name) +
                               " (" + byte_range(previous->begin, previous->end) + ")");
             }
             if (extent.begin > covered) {
                 refuse_at(extent.offset,
                           byte_range(covered, extent.begin) +
                               " of the payload belong to no tensor (a gap before " +
-                              quoted(*extent.name) + ")");
+                              in_quotes(*extent.name) + ")");
             }
             covered = extent.end;
             previous = &extent;

@@ -64,6 +64,10 @@ struct Server {
     FusedKernel<double> match_kernel_f64 = nullptr;
     // The kernel of bf16 nodes over host memory; null for a backend without.
     Kernel<bf16> kernel_bf16 = nullptr;
+    // Whether a Fast plan gives it a step only where it ran the step's shapes
+    // faster than the reference kernel in a trial (plan/timed_election.hpp): a
+    // library whose speed this build cannot know in advance.
+    bool timed = false;
 
     // Null where it has none of this element type.
     template <Element T>

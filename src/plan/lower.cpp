@@ -13,6 +13,7 @@
 #include "plan/finishing.hpp"
 #include "plan/plan_state.hpp"
 #include "plan/simplify.hpp"
+#include "plan/timed_election.hpp"
 
 #include <algorithm>
 
@@ -167,6 +168,16 @@ std::vector<Location> place_values(PlanState<T>& plan,
     return where;
 }
 
+// Whether `server` may take `node`: it is not timed, or it won the trial.
+template <Element T>
+bool wins_trial_where_timed(const Server& server, const Node& node, std::span<const Shape> shapes) {
+    if constexpr (ComputeElement<T>) {
+        return !server.timed || wins_timed_trial<T>(server, node, shapes);
+    } else {
+        return !server.timed;
+    }
+}
+
 // The first optional backend that serves `node` under these numerics (an Exact
 // plan takes only bit-identical servers), or null for the reference kernel.
 template <Element T>
@@ -176,11 +187,12 @@ const Server* server_for(const Node& node, const std::vector<Node>& nodes, Numer
     for (std::size_t i = 0; i < operands.size(); ++i) {
         shapes[i] = nodes[operands[i]].shape();
     }
+    const std::span<const Shape> operand_shapes(shapes.data(), operands.size());
     for (const Server* server : servers()) {
         const bool allowed = numerics == Numerics::Fast || server->fidelity == Fidelity::Exact;
         if (allowed && server->serves != nullptr && server->template kernel<T>() != nullptr &&
-            server->serves(
-                node, std::span<const Shape>(shapes.data(), operands.size()), precision_of<T>())) {
+            server->serves(node, operand_shapes, precision_of<T>()) &&
+            wins_trial_where_timed<T>(*server, node, operand_shapes)) {
             return server;
         }
     }

@@ -99,7 +99,8 @@ TEST(Backend, AFastPlanStaysWithinTheProductsTolerance) {
     const Tally tally = Backend::tallied(
         [&] { fast_product = fast.forward(p.network.parameters()).of(p.product); });
     const Tensor<float> exact_product = exact.forward(p.network.parameters()).of(p.product);
-    EXPECT_EQ(tally.count("MatMul", "openblas"), TOPOS_HAS_BLAS == 1 ? 1u : 0u) << tally;
+    // OpenBLAS serves the product where it won its timed trial (timed_election_test).
+    EXPECT_LE(tally.count("MatMul", "openblas"), TOPOS_HAS_BLAS == 1 ? 1u : 0u) << tally;
     const std::size_t k = 80, n = 72;
     const double eps = std::numeric_limits<float>::epsilon();
     for (std::size_t i = 0; i < 96; ++i) {

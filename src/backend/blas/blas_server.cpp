@@ -3,7 +3,10 @@
 // order (blocked, vectorised, possibly split across threads). Its tolerance:
 // each output within 2 k eps sum_p |a_ip b_pj| of the exact product (the
 // classical bound for any summation order, doubled for the accumulation's
-// rounding), checked against the reference in tests.
+// rounding), checked against the reference in tests. It is timed: a Fast plan
+// gives it a product only where it ran that product's shapes faster than the
+// exact GEMM (plan/timed_election.hpp), which on a processor with AVX-512 under
+// OPENBLAS_CORETYPE=Haswell, or for products of few rows, it often does not.
 #include "plan/backend_seam.hpp"
 
 #include <cblas.h>
@@ -60,14 +63,14 @@ void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
 }  // namespace
 
 const Server& blas_server() {
-    static const Server server{"openblas",
-                               Fidelity::Reordered,
-                               {"MatMul"},
-                               serves,
-                               kernel<float>,
-                               kernel<double>,
-                               nullptr,
-                               true};
+    static const Server server{.name = "openblas",
+                               .fidelity = Fidelity::Reordered,
+                               .formulas = {"MatMul"},
+                               .serves = serves,
+                               .kernel_f32 = kernel<float>,
+                               .kernel_f64 = kernel<double>,
+                               .runs_own_threads = true,
+                               .timed = true};
     return server;
 }
 
