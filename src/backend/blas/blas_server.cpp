@@ -7,6 +7,7 @@
 // gives it a product only where it ran that product's shapes faster than the
 // exact GEMM (plan/timed_election.hpp), which on a processor with AVX-512 under
 // OPENBLAS_CORETYPE=Haswell, or for products of few rows, it often does not.
+#include "core/thread_pool.hpp"
 #include "plan/backend_seam.hpp"
 
 #include <cblas.h>
@@ -39,8 +40,19 @@ bool serves(const Node& node, std::span<const Shape> operands, Precision) {
     return e.rows * e.depth * e.columns >= smallest_product;
 }
 
+// OpenBLAS runs on as many threads as topos's pool (topos::set_threads): a
+// product it serves uses the cores the user gave topos, no more, and its
+// timed trial races the exact GEMM on the same cores.
+void use_the_pools_threads() {
+    const auto threads = static_cast<int>(ThreadPool::instance().thread_count());
+    if (openblas_get_num_threads() != threads) {
+        openblas_set_num_threads(threads);
+    }
+}
+
 template <Element T>
 void kernel(const NodeView&, std::span<const View<T>> operands, T* out) {
+    use_the_pools_threads();
     const Shape shapes[] = {*operands[0].shape, *operands[1].shape};
     const Extents e = extents_of(shapes);
     const auto m = static_cast<blasint>(e.rows);
