@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 
 namespace flops {
 
@@ -16,6 +17,15 @@ namespace flops {
 inline double product(std::size_t rows, std::size_t inner, std::size_t columns) {
     return 2.0 * static_cast<double>(rows) * static_cast<double>(inner) *
            static_cast<double>(columns);
+}
+
+// A stack of linear layers of these widths (input first) over a batch.
+inline double linear_layers(std::size_t batch, std::initializer_list<std::size_t> widths) {
+    double total = 0;
+    for (const std::size_t* width = widths.begin(); width + 1 < widths.end(); ++width) {
+        total += product(batch, width[0], width[1]);
+    }
+    return total;
 }
 
 // A convolution of `kernel` x `kernel` filters that makes `out_channels`

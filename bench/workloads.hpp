@@ -120,8 +120,7 @@ inline SgdTrainer mlp_step(topos::Numerics numerics) {
     const auto labels = tape.indices(class_labels(batch, 10));
     const auto loss = topos::cross_entropy(mlp.express(images), labels);
     auto adjoints = tape.differentiate(loss, mlp.parameters());
-    const double forward = flops::product(batch, 784, 512) + flops::product(batch, 512, 512) +
-                           flops::product(batch, 512, 10);
+    const double forward = flops::linear_layers(batch, {784, 512, 512, 10});
     return SgdTrainer(std::move(tape).into_network(),
                       std::move(adjoints),
                       {},
@@ -348,8 +347,7 @@ inline AdamWTrainer digits_mlp_step(topos::Numerics numerics) {
     auto adjoints = tape.differentiate(
         topos::cross_entropy(classify.express(second), labels, {.label_smoothing = 0.1}),
         topos::parameters_of<float>(hidden1, norm1, hidden2, norm2, classify));
-    const double forward = flops::product(batch, 64, 512) + flops::product(batch, 512, 256) +
-                           flops::product(batch, 256, 10);
+    const double forward = flops::linear_layers(batch, {64, 512, 256, 10});
     return AdamWTrainer(std::move(tape).into_network(),
                         std::move(adjoints),
                         {},

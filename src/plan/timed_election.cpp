@@ -60,11 +60,7 @@ std::string trial_key(const Server& server,
                        std::to_string(element_bytes) + ' ' +
                        std::to_string(ThreadPool::instance().thread_count());
     for (const Shape& shape : shapes) {
-        text += " [";
-        for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
-            text += std::to_string(shape[axis]) + (axis + 1 < shape.rank() ? "," : "");
-        }
-        text += ']';
+        text += ' ' + shape.str();
     }
     return text;
 }
