@@ -119,10 +119,19 @@ void the_backward_posture() {
 }
 
 // The seeds' wording, made true in every build: a backend that reorders sums
-// may be compiled in and still decline a product this small.
-std::string fast_versus_exact(bool same_bits) {
+// may be compiled in and still decline a product this small, and one that
+// approximates functions (the Fast lanes) changes the last bits.
+std::string fast_versus_exact(bool same_bits, const topos::Tally& tally) {
     if (!same_bits) {
-        return "no: a backend summed in its own order";
+        std::string served;
+        for (const topos::Service& service : tally.services()) {
+            if (service.fidelity != topos::Fidelity::Exact) {
+                served += (served.empty() ? "" : ", ") + service.backend + " served " +
+                          service.formula + " (" + std::string(topos::name_of(service.fidelity)) +
+                          ")";
+            }
+        }
+        return "no: " + served;
     }
     const auto backends = topos::Backend::available();
     const bool reorders = std::any_of(backends.begin(), backends.end(), [](const auto& backend) {
@@ -156,7 +165,8 @@ void exact_and_fast() {
               << "(the seeds print 15.916065 for the same operands: their products and sum\n"
                  " add in another order, docs/exact-math.md#the-seeds-figure-digit-by-digit)\n\n"
               << "exact == interpreter: asserted, in every build\n"
-              << "fast == exact: " << fast_versus_exact(fast.of(loss).bit_equal(exact.of(loss)))
+              << "fast == exact: "
+              << fast_versus_exact(fast.of(loss).bit_equal(exact.of(loss)), tally)
               << "\n\nwho served the fast plan:\n"
               << tally;
 }

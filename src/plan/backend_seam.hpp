@@ -93,8 +93,15 @@ struct Server {
     }
 };
 
-// The optional backends compiled into this build, in priority order. Declared
-// here, defined by the backend layer.
+// The optional backends compiled into this build, in priority order, less
+// those the environment variable TOPOS_BACKENDS leaves out. Declared here,
+// defined by the backend layer.
 std::span<const Server* const> servers();
+
+// The servers of `all` that `wanted` names (`none`, or names separated by
+// commas), in the order of `all`; a name `all` lacks is reported on stderr
+// and ignored.
+std::vector<const Server*> servers_named(std::span<const Server* const> all,
+                                         std::string_view wanted);
 
 }  // namespace topos::detail
