@@ -62,7 +62,8 @@ ALLOWED = {
 # folder's own.
 SEAMS = {
     # core: bf16's arithmetic type, bits, the broadcast rule, rounded-up
-    # division, number text, the exact math, regular files, the pool, the shape bound
+    # division, number text, the exact math, regular files, the pool, the shape bound,
+    # the shared buffer of zeros that relu's operands view
     "core/arithmetic.hpp": {"graph", "ops", "plan", "show"},
     "core/bit_cast.hpp": {"hlo", "kernels", "model", "plan"},
     "core/broadcast_shape.hpp": {"graph"},
@@ -71,6 +72,7 @@ SEAMS = {
     "core/float_text.hpp": {"data", "hlo", "model", "ops", "show"},
     "core/regular_file.hpp": {"data", "lang", "model", "onnx", "text"},
     "core/shape_too_large.hpp": {"graph", "ops"},
+    "core/shared_zeros.hpp": {"graph"},
     "core/tensor_access.hpp": {"model", "plan"},
     "core/thread_pool.hpp": {"backend", "data", "kernels", "pattern", "plan"},
     # kernels: what the rows, the fused kernels and the plan's loops call

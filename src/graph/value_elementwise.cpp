@@ -1,5 +1,6 @@
 // Value<T>'s elementwise methods: the unary functions, relu, maximum, minimum
 // and pow, and the comparisons that record 0/1 masks (numpy broadcasting).
+#include "core/shared_zeros.hpp"
 #include "graph/value_helpers.hpp"
 #include <topos/graph/value.hpp>
 
@@ -43,7 +44,7 @@ Value<T> Value<T>::rounded_to(ElementType type) const {
 
 template <Element T>
 Value<T> Value<T>::relu() const {
-    return maximum(detail::constant(*this, Tensor<T>::filled(shape(), T{0})));
+    return maximum(detail::constant(*this, detail::shared_zeros<T>(shape())));
 }
 
 template <Element T>
