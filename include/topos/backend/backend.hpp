@@ -24,7 +24,9 @@ struct BackendInfo {
 
 class Backend {
 public:
-    // The reference kernels first, then every optional backend compiled in.
+    // The reference kernels first, then every optional backend compiled in,
+    // less those the environment variable TOPOS_BACKENDS leaves out
+    // (docs/guide/backends.md).
     static std::vector<BackendInfo> available();
 
     // Runs `region` on this thread and returns who served each formula of

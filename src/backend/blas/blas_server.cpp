@@ -16,7 +16,7 @@ namespace topos::detail {
 namespace {
 
 // Below this many multiply-adds the reference kernel is as fast.
-constexpr std::size_t smallest_product = 64 * 64 * 64;
+constexpr std::size_t smallest_product = std::size_t{64} * 64 * 64;
 
 struct Extents {
     std::size_t batches, rows, depth, columns;
