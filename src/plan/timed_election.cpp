@@ -15,7 +15,17 @@ namespace {
 
 using Seconds = std::chrono::duration<double>;
 
-// The fastest of three runs of `kernel` over `operands`, after one to warm.
+// How much faster than the reference a timed server must run a trial's
+// product to serve it. A tie is not worth the exact sums; and a library's
+// threads spin for a while after its calls (OpenBLAS's do), taking cores from
+// the next kernel that runs, the reference's runs of a later trial and the
+// plan's next steps alike, so a trial within noise of a tie is no win.
+constexpr double required_speedup = 1.1;
+
+// Timed runs of each kernel, after one to warm.
+constexpr int trial_rounds = 5;
+
+// The fastest of `trial_rounds` runs of `kernel` over `operands`, after one to warm.
 template <Element T>
 double fastest_run(Kernel<T> kernel,
                    const NodeView& node,
@@ -23,7 +33,7 @@ double fastest_run(Kernel<T> kernel,
                    std::vector<T>& out) {
     kernel(node, operands, out.data());
     double fastest = std::numeric_limits<double>::infinity();
-    for (int run = 0; run < 3; ++run) {
+    for (int round = 0; round < trial_rounds; ++round) {
         const auto start = std::chrono::steady_clock::now();
         kernel(node, operands, out.data());
         fastest = std::min(fastest, Seconds(std::chrono::steady_clock::now() - start).count());
@@ -45,9 +55,13 @@ bool server_runs_faster(const Server& server, const Node& node, std::span<const 
     }
     const NodeView view(node.opcode(), node.attributes(), node.shape());
     std::vector<T> out(node.shape().elements());
-    const double reference =
-        fastest_run<T>(op_info(node.opcode()).template kernel<T>(), view, operands, out);
-    return fastest_run<T>(server.template kernel<T>(), view, operands, out) < reference;
+    const Kernel<T> reference_kernel = op_info(node.opcode()).template kernel<T>();
+    const Kernel<T> server_kernel = server.template kernel<T>();
+    // The reference first: a library's threads may spin for a while after its
+    // calls, and would take the cores from the reference's runs.
+    const double reference = fastest_run<T>(reference_kernel, view, operands, out);
+    const double served = fastest_run<T>(server_kernel, view, operands, out);
+    return served * required_speedup < reference;
 }
 
 // What a trial is known by, as text: server, opcode, element size, the pool's
