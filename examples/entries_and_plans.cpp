@@ -119,8 +119,8 @@ void the_backward_posture() {
 }
 
 // The seeds' wording, made true in every build: a backend that reorders sums
-// may be compiled in and still decline a product this small, and one that
-// approximates functions (the Fast lanes) changes the last bits.
+// may be compiled in and still decline a product this small; where the bits
+// differ, the tally names the backends that did not compute exactly.
 std::string fast_versus_exact(bool same_bits, const topos::Tally& tally) {
     if (!same_bits) {
         std::string served;
