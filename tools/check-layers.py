@@ -112,11 +112,14 @@ SEAMS = {
     "run/run_layout.hpp": {"autodiff", "plan"},
     "run/tally_scope.hpp": {"backend", "plan"},
     "autodiff/scan_reads.hpp": {"plan"},
-    # pattern: the catalog the plan elects from and emission raises
+    # pattern: the catalog the plan elects from and emission raises; the
+    # convolution geometries a backend serves
     "pattern/catalog.hpp": {"emit", "plan"},
     "pattern/map.hpp": {"plan"},
     "pattern/match.hpp": {"plan"},
     "pattern/row.hpp": {"plan"},
+    "pattern/structure.hpp": {"backend"},
+    "pattern/window_fold.hpp": {"backend"},
     "pattern/window_product.hpp": {"backend"},
     # plan: the backend seam, and the plan's state emission reads
     "plan/backend_seam.hpp": {"backend"},

@@ -14,6 +14,8 @@
 // from cache. A bf16 plan's election runs the float kernel on the widened
 // inputs with the contract's roundings inside: the product's values and the
 // first Fold's, each rounded to bf16 as its node's value is.
+#include "pattern/window_fold.hpp"
+
 #include "core/thread_pool.hpp"
 #include "kernels/gemm.hpp"
 #include "pattern/catalog.hpp"
@@ -25,15 +27,6 @@
 
 namespace topos::detail {
 namespace {
-
-struct WindowFoldGeometry {
-    WindowGeometry window;
-    std::size_t folded_width = 0;
-    // The product form: inputs G [N*OH*OW, O] and W [C*KH*KW, O], M = G W^T;
-    // `columns` is O.
-    bool product = false;
-    std::size_t columns = 0;
-};
 
 // The match with M = MatMul(G, Permute [1, 0](W)) taken in.
 Match with_product(const SpecView& spec, Match match, std::uint32_t product_index) {

@@ -1,8 +1,9 @@
 // The oneDNN backend (TOPOS_ENABLE_ONEDNN): a float plan under Numerics::Fast
 // computes its elected convolutions with oneDNN, each output within the
 // reordered tolerance 2 k eps sum_p |a_p b_p| of the Exact plan's (k the
-// filter's C*KH*KW taps), on one thread or two, with steps, padding and
-// dilation; the tally names `onednn` as `reordered`. Exact plans, double plans
+// products it sums: the filter's C*KH*KW taps forward), on one thread or two,
+// with steps, padding and dilation; so do large convolutions' filter and image
+// gradients; the tally names `onednn` as `reordered`. Exact plans, double plans
 // and small convolutions keep the reference kernels. Without the backend a
 // Fast plan gives the Exact plan's bits.
 #include "support/bit_equal.hpp"
@@ -107,6 +108,161 @@ TEST(OneDnnBackend, FastConvolutionsStayWithinTheReorderedTolerance) {
     }
 }
 
+// Convolutions whose gradients the backend serves (at least 2^24
+// multiply-adds): unit steps, a step of 2 over an odd batch, and dilation.
+std::vector<Convolution> large_convolutions() {
+    return {{8, 32, 16, 16, 32, 3, 1, 1, 1},
+            {33, 32, 18, 18, 40, 3, 2, 1, 1},
+            {8, 32, 16, 16, 32, 3, 1, 2, 2}};
+}
+
+// The gradients of loss = sum(conv2d(image, filters, bias) * weights): the
+// gradient flowing into the convolution is `weights` itself, and the
+// convolution's value is not needed.
+struct RecordedGradients {
+    Network<float> network;
+    Adjoints<float> adjoints;
+    Symbol image, filters;
+    Tensor<float> image_values, filter_values, weight_values;
+};
+
+RecordedGradients record_gradients(const Convolution& c) {
+    const std::size_t out =
+        (c.height + 2 * c.padding - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+    Tape<float> tape;
+    const auto image_values = init::normal(1, 1.0)(Shape{c.batch, c.channels, c.height, c.width});
+    const auto filter_values =
+        init::normal(2, 0.5)(Shape{c.filters, c.channels, c.kernel, c.kernel});
+    const auto weight_values = init::normal(4, 1.0)(Shape{c.batch, c.filters, out, out});
+    auto image = tape.parameter(image_values);
+    auto filters = tape.parameter(filter_values);
+    auto bias = tape.parameter(init::normal(3, 0.1)(Shape{c.filters}));
+    auto weights = tape.input(weight_values);
+    auto loss = (conv2d(image, filters, bias, c.stride, c.padding, c.dilation) * weights).sum();
+    auto adjoints = tape.differentiate(loss, {image.symbol(), filters.symbol()});
+    return {std::move(tape).into_network(),
+            std::move(adjoints),
+            image.symbol(),
+            filters.symbol(),
+            image_values,
+            filter_values,
+            weight_values};
+}
+
+// For each element of the filter and image gradients, sum_p |a_p b_p| over
+// the products it sums, in double, from the inputs' magnitudes.
+struct GradientMagnitudes {
+    std::vector<double> filters;  // [O, C, KH, KW]
+    std::vector<double> image;    // [N, C, H, W]
+};
+
+GradientMagnitudes gradient_magnitudes(const Convolution& c, const RecordedGradients& r) {
+    const std::size_t out = r.weight_values.shape()[2];
+    GradientMagnitudes m{std::vector<double>(r.filter_values.data().size()),
+                         std::vector<double>(r.image_values.data().size())};
+    const auto& x = r.image_values.data();
+    const auto& w = r.filter_values.data();
+    const auto& g = r.weight_values.data();
+    for (std::size_t n = 0; n < c.batch; ++n) {
+        for (std::size_t o = 0; o < c.filters; ++o) {
+            for (std::size_t oh = 0; oh < out; ++oh) {
+                for (std::size_t ow = 0; ow < out; ++ow) {
+                    const double gradient =
+                        std::abs(g[((n * c.filters + o) * out + oh) * out + ow]);
+                    for (std::size_t ch = 0; ch < c.channels; ++ch) {
+                        for (std::size_t kh = 0; kh < c.kernel; ++kh) {
+                            for (std::size_t kw = 0; kw < c.kernel; ++kw) {
+                                const auto ih =
+                                    static_cast<std::ptrdiff_t>(oh * c.stride + kh * c.dilation) -
+                                    static_cast<std::ptrdiff_t>(c.padding);
+                                const auto iw =
+                                    static_cast<std::ptrdiff_t>(ow * c.stride + kw * c.dilation) -
+                                    static_cast<std::ptrdiff_t>(c.padding);
+                                if (ih < 0 || iw < 0 ||
+                                    ih >= static_cast<std::ptrdiff_t>(c.height) ||
+                                    iw >= static_cast<std::ptrdiff_t>(c.width)) {
+                                    continue;
+                                }
+                                const std::size_t at = ((n * c.channels + ch) * c.height +
+                                                        static_cast<std::size_t>(ih)) *
+                                                           c.width +
+                                                       static_cast<std::size_t>(iw);
+                                const std::size_t tap =
+                                    ((o * c.channels + ch) * c.kernel + kh) * c.kernel + kw;
+                                m.filters[tap] += gradient * std::abs(x[at]);
+                                m.image[at] += gradient * std::abs(w[tap]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return m;
+}
+
+void expect_within(const Tensor<float>& fast,
+                   const Tensor<float>& exact,
+                   const std::vector<double>& magnitudes,
+                   double products,
+                   const std::string& what) {
+    const double eps = std::numeric_limits<float>::epsilon();
+    ASSERT_EQ(fast.shape(), exact.shape()) << what;
+    for (std::size_t i = 0; i < exact.data().size(); ++i) {
+        const double bound = 2.0 * products * eps * magnitudes[i];
+        ASSERT_LE(std::abs(static_cast<double>(fast.data()[i]) - exact.data()[i]), bound)
+            << what << ", element " << i;
+    }
+}
+
+TEST(OneDnnBackend, FastConvolutionGradientsStayWithinTheReorderedTolerance) {
+    const test::ThreadCountGuard restore_threads;
+    for (const Convolution& c : large_convolutions()) {
+        const RecordedGradients r = record_gradients(c);
+        const Symbol image_gradient = r.adjoints.of(r.image);
+        const Symbol filter_gradient = r.adjoints.of(r.filters);
+        const auto exact =
+            r.network.entry({image_gradient, filter_gradient}).numerics(Numerics::Exact);
+        const topos::Run<float> reference = exact.lower().forward(r.network.parameters());
+        const GradientMagnitudes magnitudes = gradient_magnitudes(c, r);
+        const std::size_t out = r.weight_values.shape()[2];
+        const auto fast =
+            r.network.entry({image_gradient, filter_gradient}).numerics(Numerics::Fast).lower();
+        for (const std::size_t threads : {1, 2}) {
+            set_threads(threads);
+            std::optional<topos::Run<float>> run;
+            const Tally tally =
+                Backend::tallied([&] { run.emplace(fast.forward(r.network.parameters())); });
+            const std::string what = name_of(c) + ", " + std::to_string(threads) + " threads";
+            EXPECT_EQ(tally.count("WindowFold", "onednn"), has_onednn ? 1u : 0u) << what << '\n'
+                                                                                 << tally;
+            EXPECT_EQ(tally.count("WindowProduct", "onednn"), has_onednn ? 1u : 0u)
+                << what << " (the filter gradient)\n"
+                << tally;
+            expect_within(run->of(filter_gradient),
+                          reference.of(filter_gradient),
+                          magnitudes.filters,
+                          static_cast<double>(c.batch * out * out),
+                          what + ", filter gradient");
+            expect_within(run->of(image_gradient),
+                          reference.of(image_gradient),
+                          magnitudes.image,
+                          static_cast<double>(c.filters * c.kernel * c.kernel),
+                          what + ", image gradient");
+        }
+    }
+}
+
+TEST(OneDnnBackend, SmallConvolutionGradientsStayOnTheReference) {
+    const RecordedGradients r = record_gradients(convolutions().back());
+    const auto fast = r.network.entry({r.adjoints.of(r.image), r.adjoints.of(r.filters)})
+                          .numerics(Numerics::Fast)
+                          .lower();
+    const Tally tally = Backend::tallied([&] { fast.forward(r.network.parameters()); });
+    EXPECT_EQ(tally.count("WindowFold", "reference"), 1u) << tally;
+    EXPECT_EQ(tally.count("WindowProduct", "reference"), 1u) << "the filter gradient\n" << tally;
+}
+
 TEST(OneDnnBackend, ExactAndDoublePlansKeepTheReferenceKernels) {
     const Recorded r = record(convolutions().front());
     const auto exact = r.network.entry({r.convolved}).numerics(Numerics::Exact).lower();
@@ -152,7 +308,7 @@ TEST(OneDnnBackend, IsListedAsReorderedWhereCompiledIn) {
     ASSERT_EQ(onednn != backends.end(), has_onednn);
     if (has_onednn) {
         EXPECT_EQ(onednn->fidelity, Fidelity::Reordered);
-        EXPECT_EQ(onednn->formulas, std::vector<std::string>{"WindowProduct"});
+        EXPECT_EQ(onednn->formulas, (std::vector<std::string>{"WindowProduct", "WindowFold"}));
     }
 }
 

@@ -123,10 +123,14 @@ TEST(ConcurrentSteps, StepsOfABackendWithItsOwnThreadsRunAlone) {
             }
         }
         // OpenBLAS serves the four products (one shape, one timed trial) or
-        // none of them; where it does not, the four share a group.
+        // none of them; where it does not, the four share a group. Where it
+        // does (a trial on a busy machine may go either way), the loop above
+        // checked that none of them is grouped; the products they feed may be.
         const bool blas_may_serve = TOPOS_HAS_BLAS == 1 && numerics == Numerics::Fast;
         EXPECT_TRUE(own_threads == 0 || (blas_may_serve && own_threads == 4)) << own_threads;
-        EXPECT_EQ(grouped, own_threads == 0 ? 4U : 0U);
+        if (own_threads == 0) {
+            EXPECT_EQ(grouped, 4U);
+        }
     }
 }
 
