@@ -84,7 +84,7 @@ SEAMS = {
     "kernels/fold_row.hpp": {"pattern"},
     "kernels/gemm.hpp": {"ops", "pattern", "plan"},
     "kernels/gemm_bf16.hpp": {"backend", "ops"},
-    "kernels/striped_sum.hpp": {"ops"},
+    "kernels/striped_sum.hpp": {"ops", "pattern"},
     "kernels/striped_sum_avx2.hpp": {"ops"},
     "kernels/transcendental.hpp": {"ops"},
     "kernels/transpose_avx2.hpp": {"ops"},

@@ -5,8 +5,10 @@
 #pragma once
 
 #include "kernels/elementwise.hpp"
+#include "kernels/striped_sum_avx2.hpp"
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 
 namespace topos::detail {
@@ -37,6 +39,23 @@ T striped_sum(std::size_t count, Term term) {
     }
     fold_partials(partials.data(), 1);
     return partials[0];
+}
+
+// out[o] is the striped sum of x[o * extent .. (o + 1) * extent), o < runs:
+// in AVX2 lanes where the processor has them (the same additions).
+template <class T>
+void striped_sums(const T* x, std::size_t runs, std::size_t extent, T* out) {
+#if defined(TOPOS_HAS_AVX2_LOOPS)
+    if constexpr (std::same_as<T, float> || std::same_as<T, double>) {
+        if (runs_avx2_fma()) {
+            striped_sums_avx2(x, runs, extent, out);
+            return;
+        }
+    }
+#endif
+    for (std::size_t o = 0; o < runs; ++o) {
+        out[o] = striped_sum<T>(extent, [run = x + o * extent](std::size_t i) { return run[i]; });
+    }
 }
 
 // Calls visit(inputs, output, count) for every output of a reduction along

@@ -4,7 +4,6 @@
 // in ascending order), then the partials fold in halves: p[l] += p[l + 8],
 // p[l] += p[l + 4], p[l] += p[l + 2], p[0] += p[1]. Vector units reproduce it.
 #include "hlo/builder.hpp"
-#include "kernels/striped_sum_avx2.hpp"
 #include "ops/reduce.hpp"
 #include "ops/rows.hpp"
 
@@ -23,24 +22,6 @@ Shape infer(const ShapeCheck& check) {
     }
     check.require_axis(0, along->axis);
     return check.operand(0).without_axis(along->axis);
-}
-
-template <Element T>
-void sum_runs(const T* x, std::size_t runs, std::size_t extent, T* out) {
-    for (std::size_t o = 0; o < runs; ++o) {
-        out[o] = striped_sum<T>(extent, [run = x + o * extent](std::size_t i) { return run[i]; });
-    }
-}
-
-template <Element T>
-void sum_contiguous_runs(const T* x, std::size_t runs, std::size_t extent, T* out) {
-#if defined(TOPOS_HAS_AVX2_LOOPS)
-    if (runs_avx2_fma()) {
-        striped_sums_avx2(x, runs, extent, out);
-        return;
-    }
-#endif
-    sum_runs(x, runs, extent, out);
 }
 
 // Partial rows [first_lane, end_lane) of the 16: row a of `extent` rows of
@@ -133,12 +114,12 @@ void kernel(const NodeView& node, std::span<const View<T>> operands, T* out) {
     const Shape& shape = *operands[0].shape;
     const auto* along = std::get_if<AxisAttributes>(&node.attributes());
     if (along == nullptr) {
-        sum_contiguous_runs(operands[0].data, 1, shape.elements(), out);
+        striped_sums(operands[0].data, 1, shape.elements(), out);
         return;
     }
     const AxisSplit split = split_at(shape, along->axis);
     if (split.inner == 1) {
-        sum_contiguous_runs(operands[0].data, split.outer, split.extent, out);
+        striped_sums(operands[0].data, split.outer, split.extent, out);
     } else {
         sum_strided(operands[0].data, split, out);
     }

@@ -5,12 +5,16 @@
 // BroadcastAlong that only a large region reads joins it as one member that
 // copies its block out of the chain's small operand (or, where it repeats a
 // short pattern, is read in place from a tiling of that pattern), so the
-// repeated value is never written at full size.
+// repeated value is never written at full size. A region whose result only a
+// Sum along its last axis reads computes those sums itself, whole rows at a
+// time, in the Sum's order, so the summed value is never written either.
 #include "pattern/map.hpp"
 
 #include "core/thread_pool.hpp"
 #include "graph/node_view.hpp"
+#include "kernels/bf16_rows.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/striped_sum.hpp"
 #include "ops/movement.hpp"
 #include "pattern/catalog.hpp"
 
@@ -69,9 +73,17 @@ struct MapGeometry {
         std::size_t columns = 0;
     };
 
+    // Where the region's result is summed along its last axis by a Sum that
+    // alone reads it: that axis's extent. The members then run whole rows at
+    // a time, and each task writes its rows' striped sums, not the rows.
+    struct Reduced {
+        std::size_t extent = 0;
+    };
+
     std::vector<Member> members;
     std::size_t elements = 0;
     std::optional<Transposed> transposed;
+    std::optional<Reduced> reduced;
 };
 
 bool is_elementwise(Opcode opcode) {
@@ -81,6 +93,10 @@ bool is_elementwise(Opcode opcode) {
 bool is_broadcast(const Node& node) {
     return node.opcode() == Opcode::BroadcastAlong;
 }
+
+// A region sums rows of at most this many elements itself: a task stages at
+// least one row.
+constexpr std::size_t longest_reduced_row = 16384;
 
 class RegionGrower {
 public:
@@ -135,11 +151,33 @@ public:
             offer_operands(candidate);
         }
         std::sort(region.begin(), region.end());
-        if (region.size() < 2) {
-            in_region_[root] = false;
-            root_of_[root] = no_region;
-        }
         return region;
+    }
+
+    // Gives up the region of one member rooted at `root`.
+    void release(std::uint32_t root) {
+        in_region_[root] = false;
+        root_of_[root] = no_region;
+    }
+
+    // The Sum along the last axis that alone reads the region rooted at
+    // `root`, where the region may compute its sums itself: the root read by
+    // nothing else, neither declared nor retained, and rows short enough to
+    // stage a task's worth at once.
+    std::optional<std::uint32_t> reduced_tail(std::uint32_t root) const {
+        const Shape& shape = nodes_[root].shape();
+        if (shape.elements() < spread_min_elements || !free_link(root)) {
+            return std::nullopt;
+        }
+        const std::uint32_t reader = readers_[root].front();
+        const Node& sum = nodes_[reader];
+        const auto* along = std::get_if<AxisAttributes>(&sum.attributes());
+        if (sum.opcode() != Opcode::Sum || covered_[reader] || !scheduled_[reader] ||
+            along == nullptr || along->axis + 1 != shape.rank() ||
+            shape[along->axis] > longest_reduced_row) {
+            return std::nullopt;
+        }
+        return reader;
     }
 
     // The Reshapes and the Permute that move the result of the region rooted
@@ -289,6 +327,7 @@ Match map_match(const std::vector<Node>& nodes,
                 const std::vector<std::uint32_t>& region,
                 const MemberKernelsOf& kernels_of,
                 const std::vector<std::uint32_t>& tail,
+                std::optional<std::uint32_t> sum,
                 const RegionGrower& grower) {
     const std::uint32_t root = region.back();
     MapGeometry geometry;
@@ -334,6 +373,19 @@ Match map_match(const std::vector<Node>& nodes,
         member_of[position] = static_cast<std::int32_t>(geometry.members.size());
         geometry.members.push_back(std::move(member));
     }
+    if (sum) {
+        const Shape& shape = nodes[root].shape();
+        geometry.reduced = MapGeometry::Reduced{shape[shape.rank() - 1]};
+        std::vector<std::uint32_t> covered = region;
+        covered.push_back(*sum);
+        std::sort(covered.begin(), covered.end());
+        return Match{PatternKind::Map,
+                     *sum,
+                     std::move(covered),
+                     {*sum},
+                     std::move(inputs),
+                     std::move(geometry)};
+    }
     if (tail.empty()) {
         return Match{
             PatternKind::Map, root, region, {root}, std::move(inputs), std::move(geometry)};
@@ -367,9 +419,17 @@ std::vector<Match> map_regions(const std::vector<Node>& nodes,
             continue;
         }
         const std::vector<std::uint32_t> region = grower.grow(*it);
-        if (region.size() >= 2) {
+        const std::optional<std::uint32_t> sum = grower.reduced_tail(*it);
+        if (region.size() >= 2 || sum) {
             matches.push_back(
-                map_match(nodes, region, kernels_of, grower.transposed_tail(*it), grower));
+                map_match(nodes,
+                          region,
+                          kernels_of,
+                          sum ? std::vector<std::uint32_t>{} : grower.transposed_tail(*it),
+                          sum,
+                          grower));
+        } else {
+            grower.release(*it);
         }
     }
     std::reverse(matches.begin(), matches.end());
@@ -548,12 +608,49 @@ void run_transposed(const MapGeometry& geometry, std::span<const T* const> input
     });
 }
 
+// The striped sums of `rows` rows of `extent` elements, as Sum computes
+// them; a bf16 Sum's are float's over the widened rows, each rounded once.
+template <Element T>
+void sum_rows(const T* rows, std::size_t count, std::size_t extent, T* out) {
+    if constexpr (std::same_as<T, bf16>) {
+        thread_local std::vector<float> widened, sums;
+        widened.resize(count * extent);
+        sums.resize(count);
+        widen_row(rows, count * extent, widened.data());
+        striped_sums(widened.data(), count, extent, sums.data());
+        round_row(sums.data(), count, out);
+    } else {
+        striped_sums(rows, count, extent, out);
+    }
+}
+
+// A reduced region: each task runs whole rows into this thread's staging
+// rows, then writes their sums.
+template <Element T>
+void run_reduced(const MapGeometry& geometry, std::span<const T* const> inputs, T* out) {
+    const std::size_t extent = geometry.reduced->extent;
+    const std::size_t all_rows = geometry.elements / extent;
+    const std::size_t rows_per_task = std::max<std::size_t>(1, elementwise_chunk / extent);
+    run_tasks(geometry, (all_rows + rows_per_task - 1) / rows_per_task, [&](std::size_t task) {
+        const std::size_t first_row = task * rows_per_task;
+        const std::size_t end_row = std::min(all_rows, first_row + rows_per_task);
+        thread_local std::vector<T> staged;
+        staged.resize((end_row - first_row) * extent);
+        run_elements(geometry, inputs, staged.data(), first_row * extent, end_row * extent);
+        sum_rows(staged.data(), end_row - first_row, extent, out + first_row);
+    });
+}
+
 template <Element T>
 void map_kernel(const Match& match, std::span<const T* const> inputs, std::span<T* const> results) {
     const auto& geometry = match.geometry_as<MapGeometry>();
     T* out = results[0];
     if (geometry.transposed) {
         run_transposed(geometry, inputs, out);
+        return;
+    }
+    if (geometry.reduced) {
+        run_reduced(geometry, inputs, out);
         return;
     }
     const std::size_t blocks = (geometry.elements + block_elements - 1) / block_elements;

@@ -1,5 +1,6 @@
 // Map elections: regions of elementwise operations run as one blocked loop,
-// with the unfused plan's bits.
+// with the unfused plan's bits, writing a following transpose or sums along
+// the last axis themselves.
 #include "support/bit_equal.hpp"
 #include "support/random_graphs.hpp"
 #include "support/thread_count_guard.hpp"
@@ -285,6 +286,80 @@ TEST(Map, SmallValuesAreNotWorthALoop) {
     auto loss = error * error;
     const auto network = std::move(tape).into_network();
     EXPECT_TRUE(network.entry({loss}).lower().patterns().empty());
+}
+
+// sum((x - y)^2) along the last axis, or sum(-x), as a region of two
+// members or one.
+template <Element T>
+struct SummedRegion {
+    Network<T> network;
+    Symbol sums;
+};
+
+template <Element T>
+SummedRegion<T> summed_region(const Shape& shape, bool single_member) {
+    Tape<T> tape;
+    auto x = tape.input(init::normal(6, 1.0)(shape));
+    auto y = tape.input(init::normal(7, 1.0)(shape));
+    const std::size_t last = shape.rank() - 1;
+    const auto sums = single_member ? (-x).sum(last) : (x - y).square().sum(last);
+    return {std::move(tape).into_network(), sums.symbol()};
+}
+
+// Whether a Map pattern covers the Sum, and the plan gives the interpreter's
+// bits on one thread and two.
+template <Element T>
+bool summed_region_keeps_the_bits(const Shape& shape, bool single_member) {
+    const SummedRegion<T> r = summed_region<T>(shape, single_member);
+    const auto plan = r.network.entry({r.sums}).numerics(Numerics::Exact).lower();
+    const bool covered =
+        std::any_of(plan.patterns().begin(), plan.patterns().end(), [&](const Pattern& pattern) {
+            return pattern.kind() == PatternKind::Map && pattern.root() == r.sums;
+        });
+    EXPECT_TRUE(covered) << shape << '\n' << plan.describe();
+    const test::ThreadCountGuard restore_threads;
+    bool same = true;
+    for (const std::size_t threads : {1, 2}) {
+        set_threads(threads);
+        same = same && bit_equal(plan.forward(r.network.parameters()).of(r.sums),
+                                 r.network.forward(r.network.parameters()).of(r.sums));
+    }
+    return covered && same;
+}
+
+TEST(Map, ARegionReadOnlyByASumAlongItsLastAxisComputesTheSumsWithTheSameBits) {
+    for (const bool single_member : {false, true}) {
+        // Batch normalisation's rows, layer normalisation's, and rows longer
+        // than a task's elements.
+        for (const Shape& shape : {Shape{32, 64, 32}, Shape{4, 64, 768}, Shape{3, 12000}}) {
+            EXPECT_TRUE(summed_region_keeps_the_bits<float>(shape, single_member)) << shape;
+            EXPECT_TRUE(summed_region_keeps_the_bits<double>(shape, single_member)) << shape;
+            EXPECT_TRUE(summed_region_keeps_the_bits<bf16>(shape, single_member)) << shape;
+        }
+    }
+}
+
+TEST(Map, ASumAlongAnotherAxisOrOfAValueReadTwiceStaysAStep) {
+    Tape<float> tape;
+    auto x = tape.input(init::normal(8, 1.0)(Shape{32, 64, 32}));
+    const auto squared = x.square();
+    const Symbol along_first = squared.sum(0).symbol();
+    auto negated = -x;
+    const Symbol summed = negated.sum(2).symbol();
+    const Symbol also_read = (negated * x).symbol();
+    const auto network = std::move(tape).into_network();
+    const auto plan = network.entry({along_first, summed, also_read}).lower();
+    for (const Pattern& pattern : plan.patterns()) {
+        for (const Symbol node : pattern.nodes()) {
+            EXPECT_NE(node, along_first) << plan.describe();
+            EXPECT_NE(node, summed) << plan.describe();
+        }
+    }
+    const auto run = plan.forward(network.parameters());
+    const auto oracle = network.forward(network.parameters());
+    for (const Symbol value : {along_first, summed, also_read}) {
+        EXPECT_TRUE(bit_equal(run.of(value), oracle.of(value)));
+    }
 }
 
 template <Element T>
