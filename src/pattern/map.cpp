@@ -2,10 +2,11 @@
 // elements. Every member runs its own reference kernel on each block, so each
 // element sees exactly the operations the unfused plan performs, and the
 // intermediates live in a block-sized scratch instead of the arena. A chain of
-// BroadcastAlong that only a large region reads joins it as one member that
-// copies its block out of the chain's small operand (or, where it repeats a
-// short pattern, is read in place from a tiling of that pattern), so the
-// repeated value is never written at full size. A region whose result only a
+// BroadcastAlong that a large region reads joins it as one member that copies
+// its block out of the chain's small operand (or, where it repeats a short
+// pattern, is read in place from a tiling of that pattern); every region that
+// reads the chain copies it so, and a step writes the repeated value at full
+// size only where something outside the regions reads it. A region whose result only a
 // Sum along its last axis reads computes those sums itself, whole rows at a
 // time, in the Sum's order, so the summed value is never written either.
 #include "pattern/map.hpp"
@@ -94,6 +95,10 @@ bool is_broadcast(const Node& node) {
     return node.opcode() == Opcode::BroadcastAlong;
 }
 
+bool sorted_contains(const std::vector<std::uint32_t>& region, std::uint32_t index) {
+    return std::binary_search(region.begin(), region.end(), index);
+}
+
 // A region sums rows of at most this many elements itself: a task stages at
 // least one row.
 constexpr std::size_t longest_reduced_row = 16384;
@@ -142,11 +147,17 @@ public:
         while (!pending.empty()) {
             const std::uint32_t candidate = pending.top();
             pending.pop();
-            if (in_region_[candidate] || !absorbable(candidate, root)) {
+            const bool spread = is_spread(candidate, root);
+            const bool here =
+                spread ? std::find(region.begin(), region.end(), candidate) != region.end()
+                       : in_region_[candidate];
+            if (here || !absorbable(candidate, root)) {
                 continue;
             }
-            in_region_[candidate] = true;
-            root_of_[candidate] = root;
+            if (!spread) {
+                in_region_[candidate] = true;
+                root_of_[candidate] = root;
+            }
             region.push_back(candidate);
             offer_operands(candidate);
         }
@@ -158,6 +169,59 @@ public:
     void release(std::uint32_t root) {
         in_region_[root] = false;
         root_of_[root] = no_region;
+    }
+
+    // For each region, the spreads it takes in that need no step of their
+    // own: every reader of such a spread is in a region that took it in too,
+    // a member there or a spread that needs no step either. Each is given to
+    // the first region that took it in; the others copy it all the same.
+    std::vector<std::vector<std::uint32_t>> spreads_taken_in(
+        const std::vector<std::vector<std::uint32_t>>& regions) const {
+        std::vector<std::vector<std::size_t>> taken_by(nodes_.size());
+        std::vector<bool> spread(nodes_.size(), false);
+        for (std::size_t r = 0; r < regions.size(); ++r) {
+            for (std::uint32_t index : regions[r]) {
+                if (is_spread(index, regions[r].back())) {
+                    taken_by[index].push_back(r);
+                    spread[index] = true;
+                }
+            }
+        }
+        std::vector<bool> stepless(nodes_.size(), false);
+        std::vector<std::vector<std::uint32_t>> given(regions.size());
+        for (std::size_t index = nodes_.size(); index-- > 0;) {  // readers first
+            if (!spread[index]) {
+                continue;
+            }
+            const auto& takers = taken_by[index];
+            const auto& readers = readers_[index];
+            stepless[index] =
+                std::all_of(readers.begin(), readers.end(), [&](std::uint32_t reader) {
+                    const bool taken =
+                        std::any_of(takers.begin(), takers.end(), [&](std::size_t r) {
+                            return sorted_contains(regions[r], reader);
+                        });
+                    return taken && (!spread[reader] || stepless[reader]);
+                });
+            if (stepless[index]) {
+                given[takers.front()].push_back(static_cast<std::uint32_t>(index));
+            }
+        }
+        return given;
+    }
+
+    // What a region's match covers: its members, and of its spreads those
+    // `given` to it; ascending.
+    std::vector<std::uint32_t> covered_by(const std::vector<std::uint32_t>& region,
+                                          const std::vector<std::uint32_t>& given) const {
+        std::vector<std::uint32_t> covered;
+        for (std::uint32_t index : region) {
+            if (!is_spread(index, region.back()) ||
+                std::find(given.begin(), given.end(), index) != given.end()) {
+                covered.push_back(index);
+            }
+        }
+        return covered;
     }
 
     // The Sum along the last axis that alone reads the region rooted at
@@ -221,17 +285,30 @@ private:
         return movement.is_transpose() && movement.rank <= 3;
     }
 
-    // A member no region reads from outside: every reader is in this region
-    // (a reader in another region would find the value never written). An
-    // elementwise member has the root's shape; a BroadcastAlong read only by
-    // the region is either such a member or a link of the chain that feeds one.
+    // A BroadcastAlong feeding a region of at least spread_min_elements: the
+    // region's member (the chain's head, of the root's shape) or a link of the
+    // chain that feeds one.
+    bool is_spread(std::uint32_t index, std::uint32_t root) const {
+        return is_broadcast(nodes_[index]) &&
+               nodes_[root].shape().elements() >= spread_min_elements;
+    }
+
+    // An elementwise member of the root's shape that no region reads from
+    // outside: every reader is in this region (a reader in another region
+    // would find the value never written). A spread is copied from its small
+    // operand wherever it is read, so any region may take one in, whoever
+    // else reads it; it stays a step unless all its readers took it in
+    // (spreads_taken_in).
     bool absorbable(std::uint32_t index, std::uint32_t root) const {
         const Node& node = nodes_[index];
         const Shape& shape = nodes_[root].shape();
-        const bool spread = is_broadcast(node) && shape.elements() >= spread_min_elements;
-        const bool member = (is_elementwise(node.opcode()) || spread) && node.shape() == shape;
+        const bool spread = is_spread(index, root);
+        const bool member = is_elementwise(node.opcode()) && node.shape() == shape;
         if (covered_[index] || declared_[index] || retained_[index] || !(member || spread)) {
             return false;
+        }
+        if (spread) {
+            return true;
         }
         const auto& readers = readers_[index];
         return std::all_of(readers.begin(), readers.end(), [&](std::uint32_t reader) {
@@ -250,10 +327,6 @@ private:
     std::vector<std::uint32_t> root_of_;  // the root of the region holding each node
     std::vector<bool> scheduled_;
 };
-
-bool sorted_contains(const std::vector<std::uint32_t>& region, std::uint32_t index) {
-    return std::binary_search(region.begin(), region.end(), index);
-}
 
 // Joins the region's adjacent axes that step alike (both repeated, or both
 // contiguous in the operand) and drops axes of extent 1.
@@ -325,6 +398,7 @@ std::size_t period_of(const SpreadStrides& spread) {
 // the tail's Permute then the match's root.
 Match map_match(const std::vector<Node>& nodes,
                 const std::vector<std::uint32_t>& region,
+                std::vector<std::uint32_t> covered,
                 const MemberKernelsOf& kernels_of,
                 const std::vector<std::uint32_t>& tail,
                 std::optional<std::uint32_t> sum,
@@ -376,7 +450,6 @@ Match map_match(const std::vector<Node>& nodes,
     if (sum) {
         const Shape& shape = nodes[root].shape();
         geometry.reduced = MapGeometry::Reduced{shape[shape.rank() - 1]};
-        std::vector<std::uint32_t> covered = region;
         covered.push_back(*sum);
         std::sort(covered.begin(), covered.end());
         return Match{PatternKind::Map,
@@ -387,13 +460,16 @@ Match map_match(const std::vector<Node>& nodes,
                      std::move(geometry)};
     }
     if (tail.empty()) {
-        return Match{
-            PatternKind::Map, root, region, {root}, std::move(inputs), std::move(geometry)};
+        return Match{PatternKind::Map,
+                     root,
+                     std::move(covered),
+                     {root},
+                     std::move(inputs),
+                     std::move(geometry)};
     }
     const Movement movement = grower.movement_of(nodes[tail.back()]);
     geometry.transposed = MapGeometry::Transposed{movement.input[movement.rank - 2],
                                                   movement.input[movement.rank - 1]};
-    std::vector<std::uint32_t> covered = region;
     covered.insert(covered.end(), tail.begin(), tail.end());
     std::sort(covered.begin(), covered.end());
     return Match{PatternKind::Map,
@@ -413,26 +489,34 @@ std::vector<Match> map_regions(const std::vector<Node>& nodes,
                                const std::vector<bool>& covered,
                                const MemberKernelsOf& kernels_of) {
     RegionGrower grower(nodes, order, declared, retained, covered);
-    std::vector<Match> matches;
+    std::vector<std::vector<std::uint32_t>> regions;
+    std::vector<std::vector<std::uint32_t>> tails;
+    std::vector<std::optional<std::uint32_t>> sums;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         if (!grower.can_root(*it)) {
             continue;
         }
-        const std::vector<std::uint32_t> region = grower.grow(*it);
+        std::vector<std::uint32_t> region = grower.grow(*it);
         const std::optional<std::uint32_t> sum = grower.reduced_tail(*it);
         if (region.size() >= 2 || sum) {
-            matches.push_back(
-                map_match(nodes,
-                          region,
-                          kernels_of,
-                          sum ? std::vector<std::uint32_t>{} : grower.transposed_tail(*it),
-                          sum,
-                          grower));
+            regions.push_back(std::move(region));
+            tails.push_back(sum ? std::vector<std::uint32_t>{} : grower.transposed_tail(*it));
+            sums.push_back(sum);
         } else {
             grower.release(*it);
         }
     }
-    std::reverse(matches.begin(), matches.end());
+    const std::vector<std::vector<std::uint32_t>> given = grower.spreads_taken_in(regions);
+    std::vector<Match> matches;
+    for (std::size_t r = regions.size(); r-- > 0;) {
+        matches.push_back(map_match(nodes,
+                                    regions[r],
+                                    grower.covered_by(regions[r], given[r]),
+                                    kernels_of,
+                                    tails[r],
+                                    sums[r],
+                                    grower));
+    }
     return matches;
 }
 

@@ -14,9 +14,11 @@ namespace topos::detail {
 
 // Map regions among the scheduled nodes that no elected match covers: each
 // grows back from a root through same-shaped elementwise operands whose every
-// reader is in the region and which are neither declared nor retained. Only
-// regions of two or more members with at least `map_min_elements` elements
-// each are offered: below that, one loop saves nothing.
+// reader is in the region and which are neither declared nor retained, and
+// through the chains of BroadcastAlong that feed it (which several regions
+// may share). Only regions of two or more members with at least
+// `map_min_elements` elements each are offered (or of one, whose sums along
+// the last axis it computes): below that, one loop saves nothing.
 inline constexpr std::size_t map_min_elements = 1024;
 
 // A chain of BroadcastAlong joins a region of at least this many elements
