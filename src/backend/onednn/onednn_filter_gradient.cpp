@@ -18,17 +18,7 @@ struct FilterGradient {
 
 std::unique_ptr<FilterGradient> create(const WindowGeometry& g, std::size_t columns) {
     const ConvolutionLayouts plan = convolution_layouts(g, columns);
-    const auto forward = forward_convolution(plan, dnnl::prop_kind::forward_training);
-    const dnnl::convolution_backward_weights::desc description(dnnl::algorithm::convolution_direct,
-                                                               channels_last(plan.image),
-                                                               any_layout(plan.filters),
-                                                               plan.result,
-                                                               plan.strides,
-                                                               plan.dilation,
-                                                               plan.before,
-                                                               plan.after);
-    const dnnl::convolution_backward_weights::primitive_desc chosen(
-        description, user_scratchpad(), cpu(), forward);
+    const auto chosen = gradient_convolution<dnnl::convolution_backward_weights>(plan);
     return std::make_unique<FilterGradient>(
         FilterGradient{plan,
                        chosen,

@@ -17,17 +17,7 @@ struct ImageGradient {
 
 std::unique_ptr<ImageGradient> create(const WindowGeometry& g, std::size_t columns) {
     const ConvolutionLayouts plan = convolution_layouts(g, columns);
-    const auto forward = forward_convolution(plan, dnnl::prop_kind::forward_training);
-    const dnnl::convolution_backward_data::desc description(dnnl::algorithm::convolution_direct,
-                                                            channels_last(plan.image),
-                                                            any_layout(plan.filters),
-                                                            plan.result,
-                                                            plan.strides,
-                                                            plan.dilation,
-                                                            plan.before,
-                                                            plan.after);
-    const dnnl::convolution_backward_data::primitive_desc chosen(
-        description, user_scratchpad(), cpu(), forward);
+    const auto chosen = gradient_convolution<dnnl::convolution_backward_data>(plan);
     return std::make_unique<ImageGradient>(
         ImageGradient{plan,
                       chosen,

@@ -72,16 +72,9 @@ memory::desc channels_last(const memory::desc& d) {
 
 dnnl::convolution_forward::primitive_desc forward_convolution(const ConvolutionLayouts& plan,
                                                               dnnl::prop_kind kind) {
-    const dnnl::convolution_forward::desc description(kind,
-                                                      dnnl::algorithm::convolution_direct,
-                                                      channels_last(plan.image),
-                                                      any_layout(plan.filters),
-                                                      plan.result,
-                                                      plan.strides,
-                                                      plan.dilation,
-                                                      plan.before,
-                                                      plan.after);
-    return {description, user_scratchpad(), cpu()};
+    return {convolution_description<dnnl::convolution_forward::desc>(plan, kind),
+            user_scratchpad(),
+            cpu()};
 }
 
 std::optional<Reorder> reorder_between(const memory::desc& from, const memory::desc& to) {

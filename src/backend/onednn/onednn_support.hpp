@@ -51,10 +51,38 @@ memory::desc any_layout(const memory::desc& d);
 // The same dimensions channels last (NHWC).
 memory::desc channels_last(const memory::desc& d);
 
-// The forward convolution of these layouts, in layouts oneDNN chooses: what
-// the gradient primitives are created against.
+// The description of a direct convolution of these layouts in oneDNN's terms
+// (`Description`: convolution_forward::desc, convolution_backward_data::desc
+// or convolution_backward_weights::desc): the activations channels last, the
+// filters in a layout oneDNN chooses. A forward one takes its propagation kind
+// first, in `leading`.
+template <class Description, class... Leading>
+Description convolution_description(const ConvolutionLayouts& plan, Leading... leading) {
+    return Description(leading...,
+                       dnnl::algorithm::convolution_direct,
+                       channels_last(plan.image),
+                       any_layout(plan.filters),
+                       plan.result,
+                       plan.strides,
+                       plan.dilation,
+                       plan.before,
+                       plan.after);
+}
+
+// The forward convolution of these layouts: what the gradient primitives are
+// created against.
 dnnl::convolution_forward::primitive_desc forward_convolution(const ConvolutionLayouts& plan,
                                                               dnnl::prop_kind kind);
+
+// The gradient convolution `Gradient` (convolution_backward_data or
+// convolution_backward_weights) of these layouts, created against the
+// forward one.
+template <class Gradient>
+typename Gradient::primitive_desc gradient_convolution(const ConvolutionLayouts& plan) {
+    const auto forward = forward_convolution(plan, dnnl::prop_kind::forward_training);
+    return {
+        convolution_description<typename Gradient::desc>(plan), user_scratchpad(), cpu(), forward};
+}
 
 // A reorder between two layouts, when they differ.
 struct Reorder {
