@@ -217,7 +217,8 @@ void sweep_product(GemmOptions options,
                    MatrixTarget<T> c,
                    std::size_t threads) {
     const SweepFunction<T> sweep = row_sweep_for<T>(options.isa);
-    const blocking::Partition columns = blocking::sweep_partition(e.columns, threads);
+    const blocking::Partition columns =
+        blocking::sweep_partition(e.columns, threads, sweep_part_columns<T>);
     for (std::size_t batch = 0; batch < e.batches; ++batch) {
         const auto at = static_cast<std::ptrdiff_t>(batch);
         const SweepOperands<T> operands{a.data + at * a.batch_stride,
@@ -280,12 +281,17 @@ void gemm_with(
         return;
     }
     const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
-    const std::size_t threads =
-        multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
     if (sweepable(e, b)) {
-        sweep_product(options, e, a, b, c, threads);
+        sweep_product(options,
+                      e,
+                      a,
+                      b,
+                      c,
+                      blocking::sweep_threads(multiply_adds, options.parallel_threshold));
         return;
     }
+    const std::size_t threads =
+        multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
     const MicroKernel<T> kernel = blocking::micro_kernel_for<T>(options.isa, e.columns);
     const auto product_of = [&](std::size_t batch) {
         const auto at = static_cast<std::ptrdiff_t>(batch);

@@ -101,7 +101,7 @@ struct WidenedBf16 {
 // store.
 // The columns one 512-bit load of bf16 pairs spans.
 constexpr std::size_t pair_chunk = 32;
-static_assert(pair_chunk * 12 == avx512_widest_one_row_bf16_block);
+static_assert(pair_chunk * 4 == sweep_part_columns<float>);
 
 template <std::size_t Chunks>
 [[gnu::target("avx512f")]] void sweep_bf16_pairs(const SweepOperands<float, bf16>& o,

@@ -325,7 +325,7 @@ void sweep_product(Isa isa,
     float* c_sums = float_scratch(sums, e.rows * e.columns);
     const SweepFunction<float, bf16> sweep = widening_row_sweep_for(isa);
     const blocking::Partition columns =
-        blocking::sweep_partition(e.columns, threads, widening_sweep_part_columns(isa, e.rows));
+        blocking::sweep_partition(e.columns, threads, sweep_part_columns<float>);
     for (std::size_t batch = 0; batch < e.batches; ++batch) {
         const Plane<bf16> a_plane = plane_of(a, batch);
         for (std::size_t r = 0; r < e.rows; ++r) {
@@ -397,9 +397,12 @@ void gemm_bf16_with(Bf16GemmOptions options,
     const GemmExtents& e = extents;
     if (swept(e, b)) {
         const std::size_t multiply_adds = e.batches * e.rows * e.depth * e.columns;
-        const std::size_t threads =
-            multiply_adds < options.parallel_threshold ? 1 : ThreadPool::instance().thread_count();
-        sweep_product(options.isa, threads, e, a, b, c);
+        sweep_product(options.isa,
+                      blocking::sweep_threads(multiply_adds, options.parallel_threshold),
+                      e,
+                      a,
+                      b,
+                      c);
         return;
     }
     run_product(

@@ -46,11 +46,6 @@ SweepFunction<float, bf16> widening_row_sweep_for(Isa isa) {
     return sweep_columns_one_by_one<float, bf16>;
 }
 
-std::size_t widening_sweep_part_columns(Isa isa, std::size_t rows) {
-    constexpr std::size_t long_runs = 256;
-    return isa == Isa::Avx512 && rows == 1 ? avx512_widest_one_row_bf16_block : long_runs;
-}
-
 template void portable_row_sweep<float>(const SweepOperands<float>&, std::size_t, std::size_t);
 template void portable_row_sweep<double>(const SweepOperands<double>&, std::size_t, std::size_t);
 template SweepFunction<float> row_sweep_for<float>(Isa);

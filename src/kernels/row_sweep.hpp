@@ -53,14 +53,12 @@ void portable_row_sweep(const SweepOperands<T>& operands, std::size_t first, std
 // The float sweep over a bf16 B, by instruction set.
 SweepFunction<float, bf16> widening_row_sweep_for(Isa isa);
 
-// The widest block of columns the AVX-512 widening sweep takes for one row:
-// twelve 512-bit loads of bf16 pairs (gemm_avx512.cpp).
-inline constexpr std::size_t avx512_widest_one_row_bf16_block = 384;
-
-// The columns of each thread's part of a widening sweep of `rows` rows under
-// `isa`: its widest block where it has one that wide, so that a part streams
-// runs of B's rows as long as the sweep reads at once.
-std::size_t widening_sweep_part_columns(Isa isa, std::size_t rows);
+// The unit of columns a sweep's parts are cut in, by the type of its sums:
+// 512 bytes of them, half the AVX-512 sweep's widest block in float and
+// double (sweep_rows has that half), four of the AVX-512 bf16 pair loads, two
+// blocks of the AVX2 sweep.
+template <Element T>
+inline constexpr std::size_t sweep_part_columns = 512 / sizeof(T);
 
 #if defined(__x86_64__)
 template <Element T>

@@ -88,8 +88,9 @@ void sweep_block(const SweepOperands<typename Lanes::Element, typename Loads::El
     }
 }
 
-// Columns [first, first + count): wide blocks, then single vectors, then the
-// ragged edge one element at a time.
+// Columns [first, first + count): wide blocks, then a half and a quarter of
+// one (a thread's part of the columns may end anywhere on a part unit), then
+// single vectors, then the ragged edge one element at a time.
 template <VectorLanes Lanes, class Loads, std::size_t Rows, std::size_t Vectors>
 void sweep_rows(const SweepOperands<typename Lanes::Element, typename Loads::Element>& o,
                 std::size_t first,
@@ -99,6 +100,16 @@ void sweep_rows(const SweepOperands<typename Lanes::Element, typename Loads::Ele
     const std::size_t end = first + count;
     for (; column + Vectors * width <= end; column += Vectors * width) {
         sweep_block<Lanes, Loads, Rows, Vectors>(o, column);
+    }
+    if constexpr (Vectors >= 4) {
+        if (column + Vectors / 2 * width <= end) {
+            sweep_block<Lanes, Loads, Rows, Vectors / 2>(o, column);
+            column += Vectors / 2 * width;
+        }
+        if (column + Vectors / 4 * width <= end) {
+            sweep_block<Lanes, Loads, Rows, Vectors / 4>(o, column);
+            column += Vectors / 4 * width;
+        }
     }
     for (; column + width <= end; column += width) {
         sweep_block<Lanes, Loads, Rows, 1>(o, column);

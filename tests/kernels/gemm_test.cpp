@@ -111,9 +111,11 @@ TYPED_TEST(ExactGemm, EqualsTheReferenceLoopAcrossBlockBoundaries) {
         {2, 70, 270, 301, false, true, false},
         {1, 5, 20, 4200, false, false, false},
         // The row sweep (at most four rows, B row-major): one row over many
-        // column parts, a shared B under transposed rows, every row count
-        // with ragged column edges.
+        // column parts, one row whose parts end in a half and a quarter of
+        // its widest block, a shared B under transposed rows, every row
+        // count with ragged column edges.
         {1, 1, 300, 4099, false, false, false},
+        {1, 1, 40, 200, false, false, false},
         {3, 4, 70, 1000, true, false, true},
         {2, 2, 33, 531, false, false, false},
         {1, 3, 129, 275, true, false, false},
