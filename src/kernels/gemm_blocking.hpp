@@ -42,9 +42,8 @@ struct Partition {
 // How a row sweep's columns are cut over `threads` threads: one contiguous
 // range each, in whole units of `part_columns`. A sweep is bound by reading
 // B, and two threads that each stream their own run of every B row read
-// faster than two that take turns at shorter parts of the same rows (measured
-// on an AMD EPYC, 2 threads, TinyLlama's projections: 52-59 GB/s against
-// 46-48 with four parts a thread).
+// faster than two that take turns at shorter parts of the same rows
+// (docs/performance.md, "Decoding on two threads").
 inline Partition sweep_partition(std::size_t columns,
                                  std::size_t threads,
                                  std::size_t part_columns) {
